@@ -1,0 +1,158 @@
+//! The `Family` trait and the values that cross it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Seed;
+
+/// Largest answer any family accepts, in bytes. Families may set a smaller limit.
+pub const MAX_ANSWER_LEN: usize = 4096;
+
+/// Which kind of identity a family is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// A person: challenges cheap for humans and hard for automation under the deadline.
+    Human,
+    /// A capable AI agent: challenges that need language understanding under a budget humans miss.
+    Agent,
+}
+
+impl Class {
+    /// The stable lower-case name (`human`, `agent`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Human => "human",
+            Class::Agent => "agent",
+        }
+    }
+}
+
+impl std::str::FromStr for Class {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "human" => Ok(Class::Human),
+            "agent" => Ok(Class::Agent),
+            other => Err(format!("unknown class `{other}`: use `human` or `agent`")),
+        }
+    }
+}
+
+/// What the solver sees. `data` is the family's machine-readable payload (JSON for the text
+/// families, PNG for image families); `text` is what a person or an agent reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// The family that generated the prompt.
+    pub family: String,
+    /// Instructions to show.
+    pub text: String,
+    /// Family-specific payload.
+    pub data: Vec<u8>,
+}
+
+impl Prompt {
+    /// The digest the issuer signs in the challenge envelope, so a revealed window can be audited.
+    pub fn digest(&self) -> [u8; 32] {
+        let mut hasher = blake3::Hasher::new_derive_key("hco prompt digest v1");
+        for part in [self.family.as_bytes(), self.text.as_bytes(), &self.data] {
+            hasher.update(&(part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        *hasher.finalize().as_bytes()
+    }
+}
+
+/// The private part of a generated challenge: what `verify` compares the answer against.
+/// Never sent to the solver; never stored (it is re-derived from the seed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerKey(pub Vec<u8>);
+
+/// A generated challenge: the prompt to send and the key to keep.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// Sent to the solver.
+    pub prompt: Prompt,
+    /// Kept (implicitly, through the seed) by the issuer.
+    pub key: AnswerKey,
+}
+
+/// Per-family network parameters. They are part of the network parameter digest, so every node
+/// generates the same challenge from the same seed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FamilyParams {
+    /// Family-defined hardness: bits of work for `proof_of_work`, steps for `arithmetic_reasoning`.
+    pub difficulty: u32,
+}
+
+/// Why a family rejected an answer. Codes are stable and shared with the oracle's reason table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Reject {
+    /// The answer was empty.
+    #[error("the answer is empty")]
+    MissingAnswer,
+    /// The answer is not in the family's format.
+    #[error("the answer is not in the expected format: {0}")]
+    InvalidAnswerFormat(&'static str),
+    /// A well-formed answer that is wrong.
+    #[error("the answer is wrong")]
+    AnswerMismatch,
+    /// A proof of work whose hash does not recompute.
+    #[error("the submitted hash does not match the nonce")]
+    HashMismatch,
+    /// A proof of work that does not meet the difficulty.
+    #[error("the hash has fewer leading zero bits than required")]
+    InsufficientDifficulty,
+}
+
+impl Reject {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reject::MissingAnswer => "missing_answer",
+            Reject::InvalidAnswerFormat(_) => "invalid_answer_format",
+            Reject::AnswerMismatch => "answer_mismatch",
+            Reject::HashMismatch => "hash_mismatch",
+            Reject::InsufficientDifficulty => "insufficient_difficulty",
+        }
+    }
+
+    /// Every code this type can produce, for documentation and metric pre-registration.
+    pub const CODES: &'static [&'static str] = &[
+        "missing_answer",
+        "invalid_answer_format",
+        "answer_mismatch",
+        "hash_mismatch",
+        "insufficient_difficulty",
+    ];
+}
+
+/// A challenge family: deterministic from the seed, stateless to verify.
+///
+/// `generate` must be a pure function of `(seed, params)`: the issuer never stores prompts, and
+/// auditors re-derive them after the window secret is revealed.
+pub trait Family: Send + Sync + 'static {
+    /// The stable name used in configs, envelopes and metrics.
+    fn name(&self) -> &'static str;
+
+    /// The identity class this family admits.
+    fn class(&self) -> Class;
+
+    /// Largest answer accepted, in bytes (at most [`MAX_ANSWER_LEN`]).
+    fn max_answer_len(&self) -> usize {
+        MAX_ANSWER_LEN
+    }
+
+    /// Checks the parameters before a network starts with them.
+    fn check_params(&self, params: &FamilyParams) -> Result<(), String>;
+
+    /// Generates a prompt and its answer key from a seed.
+    fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated;
+
+    /// Checks an answer against the key. Must not panic on any input.
+    fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject>;
+
+    /// The built-in solver, where the family has one (a baseline for ε_auto, or the intended
+    /// solver for work-based families). `None` when it cannot produce an answer.
+    fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>>;
+}

@@ -1,0 +1,33 @@
+//! Challenge families for the Human Challenge Oracle.
+//!
+//! A [`Family`] turns a 32-byte [`Seed`] into a [`Prompt`] and an [`AnswerKey`], and checks an
+//! answer against the key. Generation is a pure function of the seed and the family's
+//! [`FamilyParams`], so an issuer stores nothing per challenge and an auditor who later learns
+//! the window secret can re-derive every prompt. Each family also carries a built-in solver: the
+//! intended solver for work families, a baseline script for the others (its success rate is the
+//! family's measured ε_auto).
+//!
+//! ```
+//! use hco_challenges::{FamilyParams, Registry, Seed};
+//!
+//! let registry = Registry::builtin();
+//! let pow = registry.get("proof_of_work").unwrap();
+//! let generated = pow.generate(&Seed([42; 32]), &FamilyParams { difficulty: 8 });
+//! let answer = pow.solve(&generated.prompt).unwrap();
+//! assert!(pow.verify(&generated.key, &answer).is_ok());
+//! assert_eq!(pow.verify(&generated.key, b"{}").unwrap_err().code(), "invalid_answer_format");
+//! ```
+
+mod arithmetic_reasoning;
+mod family;
+mod proof_of_work;
+mod registry;
+mod seed;
+
+pub use arithmetic_reasoning::ArithmeticReasoning;
+pub use family::{
+    AnswerKey, Class, Family, FamilyParams, Generated, MAX_ANSWER_LEN, Prompt, Reject,
+};
+pub use proof_of_work::{ProofOfWork, leading_zero_bits, pow_hash};
+pub use registry::Registry;
+pub use seed::{Seed, SeedStream};
