@@ -24,10 +24,28 @@ enum Op {
     Mul(i64),
 }
 
-const ADD: &[&str] = &["Add {}.", "Increase it by {}.", "Then {} more arrive.", "Raise it by {}."];
-const SUB: &[&str] = &["Subtract {}.", "Take away {}.", "Then {} leave.", "Lower it by {}."];
-const MUL: &[(&str, i64)] = &[("Double it.", 2), ("Triple it.", 3), ("Multiply it by {}.", 0)];
-const START: &[&str] = &["Start with {}.", "A basket holds {} apples.", "The counter shows {}."];
+const ADD: &[&str] = &[
+    "Add {}.",
+    "Increase it by {}.",
+    "Then {} more arrive.",
+    "Raise it by {}.",
+];
+const SUB: &[&str] = &[
+    "Subtract {}.",
+    "Take away {}.",
+    "Then {} leave.",
+    "Lower it by {}.",
+];
+const MUL: &[(&str, i64)] = &[
+    ("Double it.", 2),
+    ("Triple it.", 3),
+    ("Multiply it by {}.", 0),
+];
+const START: &[&str] = &[
+    "Start with {}.",
+    "A basket holds {} apples.",
+    "The counter shows {}.",
+];
 
 fn fill(template: &str, n: i64) -> String {
     template.replace("{}", &n.to_string())
@@ -123,7 +141,11 @@ impl Family for ArithmeticReasoning {
         let got: i64 = text
             .parse()
             .map_err(|_| Reject::InvalidAnswerFormat("the answer must be an integer"))?;
-        if got == expected { Ok(()) } else { Err(Reject::AnswerMismatch) }
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Reject::AnswerMismatch)
+        }
     }
 
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {
@@ -135,7 +157,10 @@ impl Family for ArithmeticReasoning {
 /// succeeds; that is the honest ε_auto of this family.
 fn baseline_parse(text: &str) -> Option<i64> {
     let number = |s: &str| -> Option<i64> {
-        s.split(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty())?.parse().ok()
+        s.split(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())?
+            .parse()
+            .ok()
     };
     let mut sentences = text.split_terminator('.').map(str::trim);
     let mut value = number(sentences.next()?)?;
@@ -146,11 +171,15 @@ fn baseline_parse(text: &str) -> Option<i64> {
             Op::Mul(3)
         } else if sentence.starts_with("Multiply") {
             Op::Mul(number(sentence)?)
-        } else if ["Add", "Increase", "Raise"].iter().any(|p| sentence.starts_with(p))
+        } else if ["Add", "Increase", "Raise"]
+            .iter()
+            .any(|p| sentence.starts_with(p))
             || sentence.ends_with("more arrive")
         {
             Op::Add(number(sentence)?)
-        } else if ["Subtract", "Take", "Lower"].iter().any(|p| sentence.starts_with(p))
+        } else if ["Subtract", "Take", "Lower"]
+            .iter()
+            .any(|p| sentence.starts_with(p))
             || sentence.ends_with("leave")
         {
             Op::Sub(number(sentence)?)
@@ -170,30 +199,79 @@ mod tests {
     fn generation_is_deterministic_and_solvable() {
         for i in 0..200u8 {
             let seed = Seed([i; 32]);
-            let p = FamilyParams { difficulty: 1 + u32::from(i % 8) };
+            let p = FamilyParams {
+                difficulty: 1 + u32::from(i % 8),
+            };
             let a = ArithmeticReasoning.generate(&seed, &p);
             assert_eq!(a.prompt, ArithmeticReasoning.generate(&seed, &p).prompt);
-            let answer = ArithmeticReasoning.solve(&a.prompt).expect("parser handles every phrasing");
-            assert_eq!(ArithmeticReasoning.verify(&a.key, &answer), Ok(()), "{}", a.prompt.text);
+            let answer = ArithmeticReasoning
+                .solve(&a.prompt)
+                .expect("parser handles every phrasing");
+            assert_eq!(
+                ArithmeticReasoning.verify(&a.key, &answer),
+                Ok(()),
+                "{}",
+                a.prompt.text
+            );
         }
     }
 
     #[test]
     fn wrong_and_malformed_answers_are_rejected_with_codes() {
         let g = ArithmeticReasoning.generate(&Seed([9; 32]), &FamilyParams { difficulty: 3 });
-        let right: i64 = String::from_utf8(ArithmeticReasoning.solve(&g.prompt).unwrap()).unwrap().parse().unwrap();
-        assert_eq!(ArithmeticReasoning.verify(&g.key, format!(" {right}\n").as_bytes()), Ok(()));
-        assert_eq!(ArithmeticReasoning.verify(&g.key, (right + 1).to_string().as_bytes()), Err(Reject::AnswerMismatch));
-        assert_eq!(ArithmeticReasoning.verify(&g.key, b"  "), Err(Reject::MissingAnswer));
-        assert_eq!(ArithmeticReasoning.verify(&g.key, b"twelve").unwrap_err().code(), "invalid_answer_format");
-        assert_eq!(ArithmeticReasoning.verify(&g.key, &[0xff, 0xfe]).unwrap_err().code(), "invalid_answer_format");
-        assert!(ArithmeticReasoning.verify(&AnswerKey(vec![1, 2]), b"3").is_err());
+        let right: i64 = String::from_utf8(ArithmeticReasoning.solve(&g.prompt).unwrap())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            ArithmeticReasoning.verify(&g.key, format!(" {right}\n").as_bytes()),
+            Ok(())
+        );
+        assert_eq!(
+            ArithmeticReasoning.verify(&g.key, (right + 1).to_string().as_bytes()),
+            Err(Reject::AnswerMismatch)
+        );
+        assert_eq!(
+            ArithmeticReasoning.verify(&g.key, b"  "),
+            Err(Reject::MissingAnswer)
+        );
+        assert_eq!(
+            ArithmeticReasoning
+                .verify(&g.key, b"twelve")
+                .unwrap_err()
+                .code(),
+            "invalid_answer_format"
+        );
+        assert_eq!(
+            ArithmeticReasoning
+                .verify(&g.key, &[0xff, 0xfe])
+                .unwrap_err()
+                .code(),
+            "invalid_answer_format"
+        );
+        assert!(
+            ArithmeticReasoning
+                .verify(&AnswerKey(vec![1, 2]), b"3")
+                .is_err()
+        );
     }
 
     #[test]
     fn params_outside_the_step_range_are_refused() {
-        assert!(ArithmeticReasoning.check_params(&FamilyParams { difficulty: 0 }).is_err());
-        assert!(ArithmeticReasoning.check_params(&FamilyParams { difficulty: 9 }).is_err());
-        assert!(ArithmeticReasoning.check_params(&FamilyParams { difficulty: 4 }).is_ok());
+        assert!(
+            ArithmeticReasoning
+                .check_params(&FamilyParams { difficulty: 0 })
+                .is_err()
+        );
+        assert!(
+            ArithmeticReasoning
+                .check_params(&FamilyParams { difficulty: 9 })
+                .is_err()
+        );
+        assert!(
+            ArithmeticReasoning
+                .check_params(&FamilyParams { difficulty: 4 })
+                .is_ok()
+        );
     }
 }

@@ -164,15 +164,29 @@ mod tests {
             ProofOfWork.verify(&g.key, b"nonce=1").unwrap_err().code(),
             "invalid_answer_format"
         );
-        let forged = serde_json::to_vec(&Answer { nonce: good.nonce + 1, hash: good.hash.clone() }).unwrap();
-        assert_eq!(ProofOfWork.verify(&g.key, &forged), Err(Reject::HashMismatch));
+        let forged = serde_json::to_vec(&Answer {
+            nonce: good.nonce + 1,
+            hash: good.hash.clone(),
+        })
+        .unwrap();
+        assert_eq!(
+            ProofOfWork.verify(&g.key, &forged),
+            Err(Reject::HashMismatch)
+        );
         // A nonce whose honest hash misses the target.
         let weak = (0..)
             .map(|n| (n, pow_hash(&key_parts(&g.key).unwrap().0, n)))
             .find(|(_, h)| leading_zero_bits(h) < 12)
             .unwrap();
-        let weak = serde_json::to_vec(&Answer { nonce: weak.0, hash: hex::encode(weak.1) }).unwrap();
-        assert_eq!(ProofOfWork.verify(&g.key, &weak), Err(Reject::InsufficientDifficulty));
+        let weak = serde_json::to_vec(&Answer {
+            nonce: weak.0,
+            hash: hex::encode(weak.1),
+        })
+        .unwrap();
+        assert_eq!(
+            ProofOfWork.verify(&g.key, &weak),
+            Err(Reject::InsufficientDifficulty)
+        );
     }
 
     #[test]
@@ -180,7 +194,10 @@ mod tests {
         let a = ProofOfWork.generate(&Seed([5; 32]), &params(8));
         let b = ProofOfWork.generate(&Seed([6; 32]), &params(8));
         let answer = ProofOfWork.solve(&a.prompt).unwrap();
-        assert_eq!(ProofOfWork.verify(&b.key, &answer), Err(Reject::HashMismatch));
+        assert_eq!(
+            ProofOfWork.verify(&b.key, &answer),
+            Err(Reject::HashMismatch)
+        );
     }
 
     #[test]

@@ -86,11 +86,20 @@ mod tests {
     #[test]
     fn streams_are_reproducible_and_purpose_separated() {
         let seed = Seed([7; 32]);
-        let a: Vec<u64> = (0..4).map(|_| 0).scan(seed.stream(), |s, _| Some(s.next_u64())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(seed.stream(), |s, _| Some(s.next_u64())).collect();
+        let a: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(seed.stream(), |s, _| Some(s.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(seed.stream(), |s, _| Some(s.next_u64()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(seed.derive("family"), seed.derive("prompt"));
-        assert_ne!(seed.derive("family").stream().next_u64(), seed.stream().next_u64());
+        assert_ne!(
+            seed.derive("family").stream().next_u64(),
+            seed.stream().next_u64()
+        );
     }
 
     #[test]

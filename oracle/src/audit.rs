@@ -1,0 +1,206 @@
+//! Reveal and audit (DESIGN §5.6). After window `t` closes each issuer publishes its window
+//! secret `w_t`. Anyone can then regenerate every prompt and answer key of the window and check
+//! every acceptance; an issuer that accepted a wrong, late or forged answer is caught with its own
+//! sealed acceptance as evidence.
+
+use std::collections::BTreeMap;
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::{Class, Registry};
+use serde::{Deserialize, Serialize};
+
+use crate::{Digest, NetworkParams, NodeId, Reason, SealedAcceptance, Sig, derive_challenge, sign};
+
+/// An issuer's window secret, published after the window closed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reveal {
+    /// Message version.
+    pub version: u8,
+    /// The window.
+    pub t: u64,
+    /// The issuer.
+    pub node: NodeId,
+    /// `w_t`.
+    pub secret: Digest,
+}
+
+/// A reveal signed by its issuer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedReveal {
+    /// The reveal.
+    pub reveal: Reveal,
+    /// The issuer's signature.
+    pub sig: Sig,
+}
+
+impl SignedReveal {
+    /// Signs a reveal.
+    pub fn new(key: &SigningKey, t: u64, secret: Digest) -> Self {
+        let reveal = Reveal {
+            version: crate::messages::VERSION,
+            t,
+            node: NodeId(key.verifying_key().to_bytes()),
+            secret,
+        };
+        let sig = sign::sign(key, &Self::signing_digest(&reveal));
+        Self { reveal, sig }
+    }
+
+    fn signing_digest(reveal: &Reveal) -> Digest {
+        sign::digest("hco reveal v1", &[&crate::codec::encode(reveal)])
+    }
+
+    /// Checks the signature and that the node is in the committee.
+    pub fn check(&self, params: &NetworkParams) -> Result<(), Reason> {
+        crate::messages::check_version(self.reveal.version)?;
+        if !params.committee.contains(&self.reveal.node) {
+            return Err(Reason::NotInCommittee(self.reveal.node));
+        }
+        if sign::verify(
+            &self.reveal.node.0,
+            &Self::signing_digest(&self.reveal),
+            &self.sig,
+        ) {
+            Ok(())
+        } else {
+            Err(Reason::BadIssuerSignature)
+        }
+    }
+}
+
+/// What is wrong with an acceptance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "violation")]
+#[non_exhaustive]
+pub enum Violation {
+    /// The seal does not verify: not evidence against the issuer, but not acceptable either.
+    BadSeal,
+    /// The issuer was not allowed to issue for this identity and window.
+    NotAssignedIssuer,
+    /// The identity's signature on the response does not verify.
+    ForgedResponse,
+    /// The envelope names another family than the seed selects.
+    FamilyMismatch,
+    /// The regenerated prompt differs from the signed digest (or the revealed secret is wrong).
+    PromptMismatch,
+    /// The deadline is not `issued_at + Δresp`.
+    DeadlineMismatch,
+    /// Accepted after the deadline or after the window closed.
+    Late,
+    /// Issued outside the identity's ceremony slot.
+    OutsideSlot,
+    /// The answer does not verify against the regenerated key.
+    WrongAnswer {
+        /// The family's reason code.
+        code: String,
+    },
+}
+
+/// One acceptance that does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The sealed acceptance: the issuer's own signature is the evidence.
+    pub evidence: SealedAcceptance,
+    /// What is wrong.
+    pub violation: Violation,
+}
+
+/// The result of auditing one window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditReport {
+    /// Acceptances checked.
+    pub checked: usize,
+    /// Acceptances whose issuer has not revealed, so they could not be checked.
+    pub unrevealed: usize,
+    /// Acceptances that do not hold.
+    pub findings: Vec<Finding>,
+}
+
+/// Audits the acceptances of window `t`. `reveals` maps issuers to their checked window
+/// secrets; `class_of` gives each identity's registered class; `prev_root` is the root
+/// certified for `t − 1` ([`Digest::ZERO`] if none), which placed the slots.
+pub fn audit_window<'a>(
+    params: &NetworkParams,
+    registry: &Registry,
+    t: u64,
+    prev_root: &Digest,
+    reveals: &BTreeMap<NodeId, Digest>,
+    mut class_of: impl FnMut(&crate::IdentityId) -> Option<Class>,
+    acceptances: impl IntoIterator<Item = &'a SealedAcceptance>,
+) -> AuditReport {
+    let mut report = AuditReport::default();
+    for sealed in acceptances {
+        let c = sealed.acceptance.challenge();
+        if c.t != t {
+            continue;
+        }
+        let Some(secret) = reveals.get(&c.issuer) else {
+            report.unrevealed += 1;
+            continue;
+        };
+        report.checked += 1;
+        let class = class_of(&c.id);
+        if let Some(violation) = check_one(params, registry, prev_root, secret, class, sealed) {
+            report.findings.push(Finding {
+                evidence: sealed.clone(),
+                violation,
+            });
+        }
+    }
+    report
+}
+
+fn check_one(
+    params: &NetworkParams,
+    registry: &Registry,
+    prev_root: &Digest,
+    secret: &Digest,
+    class: Option<Class>,
+    sealed: &SealedAcceptance,
+) -> Option<Violation> {
+    if sealed.check_seal().is_err() {
+        return Some(Violation::BadSeal);
+    }
+    let a = &sealed.acceptance;
+    let c = a.challenge();
+    if crate::secret::check_issuer(params, &c.issuer, &c.id, c.t).is_err() {
+        return Some(Violation::NotAssignedIssuer);
+    }
+    if !sign::verify(&c.id.0, &a.response.signing_digest(), &a.response.sig) {
+        return Some(Violation::ForgedResponse);
+    }
+    // An identity of unknown class cannot have been challenged legitimately.
+    let Some(class) = class else {
+        return Some(Violation::ForgedResponse);
+    };
+    let Ok((config, generated)) =
+        derive_challenge(params, registry, secret, class, &c.id, c.t, c.j)
+    else {
+        return Some(Violation::FamilyMismatch);
+    };
+    if config.name != c.family {
+        return Some(Violation::FamilyMismatch);
+    }
+    if generated.prompt.digest() != c.prompt_digest.0 {
+        return Some(Violation::PromptMismatch);
+    }
+    if c.deadline != c.issued_at.saturating_add(config.deadline_ms) {
+        return Some(Violation::DeadlineMismatch);
+    }
+    if a.accepted_at > c.deadline || params.window_open(c.t, a.accepted_at).is_err() {
+        return Some(Violation::Late);
+    }
+    if params
+        .check_slot(c.t, &c.id, prev_root, c.issued_at)
+        .is_err()
+    {
+        return Some(Violation::OutsideSlot);
+    }
+    let family = registry.get(&config.name)?;
+    if let Err(reject) = family.verify(&generated.key, &a.response.answer) {
+        return Some(Violation::WrongAnswer {
+            code: reject.code().to_owned(),
+        });
+    }
+    None
+}

@@ -1,0 +1,123 @@
+//! Fixed-size byte strings: identity and node keys, digests, signatures.
+//!
+//! In JSON they are lower-case hex strings; in the binary codec they are length-prefixed bytes.
+//! Decoding checks the length, so a wrong-sized key is a decode error, never a panic.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::de::{Error as _, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+macro_rules! fixed_bytes {
+    ($(#[$doc:meta])* $name:ident, $len:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub [u8; $len]);
+
+        impl $name {
+            /// Length in bytes.
+            pub const LEN: usize = $len;
+
+            /// The raw bytes.
+            pub fn as_bytes(&self) -> &[u8; $len] {
+                &self.0
+            }
+
+            /// Lower-case hex.
+            pub fn to_hex(&self) -> String {
+                hex::encode(self.0)
+            }
+
+            /// Parses from a slice of exactly the right length.
+            pub fn from_slice(bytes: &[u8]) -> Option<Self> {
+                bytes.try_into().ok().map(Self)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.to_hex())
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({}…)", stringify!($name), &self.to_hex()[..12])
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                let mut out = [0u8; $len];
+                hex::decode_to_slice(s.trim(), &mut out).map_err(|_| {
+                    format!("expected {} hex characters for {}", 2 * $len, stringify!($name))
+                })?;
+                Ok(Self(out))
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    s.serialize_str(&self.to_hex())
+                } else {
+                    s.serialize_bytes(&self.0)
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "{} bytes or {} hex characters", $len, 2 * $len)
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$name, E> {
+                        v.parse().map_err(E::custom)
+                    }
+                    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<$name, E> {
+                        $name::from_slice(v).ok_or_else(|| E::invalid_length(v.len(), &self))
+                    }
+                    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<$name, A::Error> {
+                        let mut out = [0u8; $len];
+                        for (i, b) in out.iter_mut().enumerate() {
+                            *b = seq.next_element()?.ok_or_else(|| A::Error::invalid_length(i, &self))?;
+                        }
+                        Ok($name(out))
+                    }
+                }
+                if d.is_human_readable() {
+                    d.deserialize_str(V)
+                } else {
+                    d.deserialize_bytes(V)
+                }
+            }
+        }
+    };
+}
+
+fixed_bytes!(
+    /// An identity: its ed25519 public key.
+    IdentityId, 32
+);
+fixed_bytes!(
+    /// An oracle node: its ed25519 public key (the libp2p identity key).
+    NodeId, 32
+);
+fixed_bytes!(
+    /// A BLAKE3 digest or Merkle root.
+    Digest, 32
+);
+fixed_bytes!(
+    /// An ed25519 signature.
+    Sig, 64
+);
+
+impl Digest {
+    /// The all-zero digest, used where no earlier root exists.
+    pub const ZERO: Digest = Digest([0; 32]);
+}

@@ -1,0 +1,429 @@
+//! The ledger on sled (DESIGN §6), behind one owner type.
+//!
+//! Trees, keyed big-endian with the window first:
+//!
+//! | tree | key | value |
+//! |---|---|---|
+//! | `identities` | `id` | [`SignedRegister`] and registration window |
+//! | `issued` | `t ‖ id ‖ j` | [`IssuedRecord`]: first issue time, family, envelope id and signature |
+//! | `accepted` | `t ‖ id ‖ j` | [`SealedAcceptance`] |
+//! | `summaries` | `t ‖ node` | [`SignedSummary`] |
+//! | `certs` | `t` | [`WindowCertificate`] |
+//! | `reveals` | `t ‖ node` | [`SignedReveal`] |
+//!
+//! A window's active set is derived from `accepted` by one range scan (identities with at least
+//! `r` accepted indices), so there is no second tree to keep consistent across a crash.
+//! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
+
+mod group_commit;
+pub mod keys;
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    Digest, IdentityId, NodeId, SealedAcceptance, Sig, SignedRegister, SignedReveal, SignedSummary,
+    Timestamp, WindowCertificate, codec,
+};
+pub use group_commit::GroupCommit;
+
+/// A storage failure (not a rejection).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LedgerError {
+    /// sled failed.
+    #[error("storage error: {0}; check the data directory's disk space and permissions")]
+    Storage(#[from] sled::Error),
+    /// A stored value does not decode.
+    #[error("corrupt record in tree `{tree}`: {detail}")]
+    Corrupt {
+        /// Tree name.
+        tree: &'static str,
+        /// What failed.
+        detail: String,
+    },
+    /// The data directory belongs to another network.
+    #[error(
+        "the data directory was created for network parameters {stored}, but the configuration gives {configured}; use another data directory or the original parameters"
+    )]
+    ParamsMismatch {
+        /// Digest stored.
+        stored: Digest,
+        /// Digest configured.
+        configured: Digest,
+    },
+    /// A lock was poisoned by a panicking thread.
+    #[error("internal lock poisoned by an earlier panic")]
+    Poisoned,
+}
+
+/// The first issue of a challenge: re-requests return the same envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedRecord {
+    /// First issue time.
+    pub issued_at: Timestamp,
+    /// Family issued.
+    pub family: String,
+    /// The envelope's id.
+    pub challenge_id: Digest,
+    /// The issuer's signature over it.
+    pub sig: Sig,
+}
+
+/// A registration as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdentityRecord {
+    /// The signed registration.
+    pub register: SignedRegister,
+    /// The window it was recorded in.
+    pub window: u64,
+}
+
+/// What a prune removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneStats {
+    /// Records removed.
+    pub removed: usize,
+}
+
+/// The node's durable state.
+pub struct Ledger {
+    db: sled::Db,
+    identities: sled::Tree,
+    issued: sled::Tree,
+    accepted: sled::Tree,
+    summaries: sled::Tree,
+    certs: sled::Tree,
+    reveals: sled::Tree,
+    commit: GroupCommit,
+}
+
+const PARAMS_KEY: &[u8] = b"params_digest";
+
+fn decode<T: DeserializeOwned>(tree: &'static str, bytes: &[u8]) -> Result<T, LedgerError> {
+    codec::decode(bytes, usize::MAX).map_err(|e| LedgerError::Corrupt {
+        tree,
+        detail: e.to_string(),
+    })
+}
+
+impl Ledger {
+    /// Opens (or creates) the ledger in `path` for the network with `params` digest.
+    pub fn open(path: &Path, params: Digest) -> Result<Self, LedgerError> {
+        let db = sled::Config::new()
+            .path(path)
+            .flush_every_ms(Some(500))
+            .open()?;
+        Self::with_db(db, params)
+    }
+
+    /// A ledger in a temporary directory, removed when dropped (tests, simulator).
+    pub fn temporary(params: Digest) -> Result<Self, LedgerError> {
+        Self::with_db(sled::Config::new().temporary(true).open()?, params)
+    }
+
+    fn with_db(db: sled::Db, params: Digest) -> Result<Self, LedgerError> {
+        match db.get(PARAMS_KEY)? {
+            Some(stored) if stored.as_ref() != params.0 => {
+                return Err(LedgerError::ParamsMismatch {
+                    stored: Digest::from_slice(&stored).unwrap_or(Digest::ZERO),
+                    configured: params,
+                });
+            }
+            Some(_) => {}
+            None => {
+                db.insert(PARAMS_KEY, &params.0)?;
+                db.flush()?;
+            }
+        }
+        Ok(Self {
+            identities: db.open_tree("identities")?,
+            issued: db.open_tree("issued")?,
+            accepted: db.open_tree("accepted")?,
+            summaries: db.open_tree("summaries")?,
+            certs: db.open_tree("certs")?,
+            reveals: db.open_tree("reveals")?,
+            db,
+            commit: GroupCommit::default(),
+        })
+    }
+
+    /// Blocks until everything written so far is on disk. Concurrent callers share one flush.
+    pub fn make_durable(&self) -> Result<(), LedgerError> {
+        let generation = self.commit.wrote();
+        self.commit.make_durable(generation, || {
+            self.db.flush()?;
+            Ok(())
+        })
+    }
+
+    /// Flushes performed by [`Ledger::make_durable`] so far.
+    pub fn flush_count(&self) -> u64 {
+        self.commit.flushes()
+    }
+
+    // Identities.
+
+    /// The registration of `id`.
+    pub fn identity(&self, id: &IdentityId) -> Result<Option<IdentityRecord>, LedgerError> {
+        self.identities
+            .get(id.0)?
+            .map(|v| decode("identities", &v))
+            .transpose()
+    }
+
+    /// Stores a registration unless one exists; returns the stored record.
+    pub fn put_identity(&self, record: &IdentityRecord) -> Result<IdentityRecord, LedgerError> {
+        let id = record.register.body.id;
+        match self
+            .identities
+            .compare_and_swap(id.0, None::<&[u8]>, Some(codec::encode(record)))?
+        {
+            Ok(()) => Ok(record.clone()),
+            Err(current) => match current.current {
+                Some(bytes) => decode("identities", &bytes),
+                None => Ok(record.clone()),
+            },
+        }
+    }
+
+    /// Number of registered identities.
+    pub fn identity_count(&self) -> usize {
+        self.identities.len()
+    }
+
+    // Issued challenges.
+
+    /// The first-issue record of `(t, id, j)`.
+    pub fn issued(
+        &self,
+        t: u64,
+        id: &IdentityId,
+        j: u32,
+    ) -> Result<Option<IssuedRecord>, LedgerError> {
+        let key = keys::window_id_index(t, id, j);
+        self.issued
+            .get(key)?
+            .map(|v| decode("issued", &v))
+            .transpose()
+    }
+
+    /// Stores a first-issue record unless one exists; returns the record that holds.
+    pub fn put_issued(
+        &self,
+        t: u64,
+        id: &IdentityId,
+        j: u32,
+        record: &IssuedRecord,
+    ) -> Result<IssuedRecord, LedgerError> {
+        let key = keys::window_id_index(t, id, j);
+        match self
+            .issued
+            .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(record)))?
+        {
+            Ok(()) => Ok(record.clone()),
+            Err(current) => match current.current {
+                Some(bytes) => decode("issued", &bytes),
+                None => Ok(record.clone()),
+            },
+        }
+    }
+
+    // Acceptances.
+
+    /// Whether `(t, id, j)` was accepted.
+    pub fn is_accepted(&self, t: u64, id: &IdentityId, j: u32) -> Result<bool, LedgerError> {
+        Ok(self
+            .accepted
+            .contains_key(keys::window_id_index(t, id, j))?)
+    }
+
+    /// The acceptance of `(t, id, j)`.
+    pub fn accepted(
+        &self,
+        t: u64,
+        id: &IdentityId,
+        j: u32,
+    ) -> Result<Option<SealedAcceptance>, LedgerError> {
+        let key = keys::window_id_index(t, id, j);
+        self.accepted
+            .get(key)?
+            .map(|v| decode("accepted", &v))
+            .transpose()
+    }
+
+    /// Writes acceptances (in memory; call [`Ledger::make_durable`] before acknowledging).
+    /// Idempotent: an `(t, id, j)` already present is kept. The caller must serialise calls
+    /// that may race on the same key (the [`crate::Oracle`] holds its commit lock).
+    pub fn insert_acceptances(&self, batch: &[SealedAcceptance]) -> Result<usize, LedgerError> {
+        let mut writes = sled::Batch::default();
+        let mut fresh = 0;
+        let mut seen = std::collections::HashSet::new();
+        for sealed in batch {
+            let c = sealed.acceptance.challenge();
+            let key = keys::window_id_index(c.t, &c.id, c.j);
+            if !seen.insert(key) || self.accepted.contains_key(key)? {
+                continue;
+            }
+            writes.insert(&key[..], sealed.encode());
+            fresh += 1;
+        }
+        self.accepted.apply_batch(writes)?;
+        Ok(fresh)
+    }
+
+    /// All acceptances of window `t`, in key order.
+    pub fn acceptances(
+        &self,
+        t: u64,
+    ) -> impl Iterator<Item = Result<SealedAcceptance, LedgerError>> + '_ {
+        self.accepted
+            .scan_prefix(keys::window(t))
+            .map(|r| decode("accepted", &r?.1))
+    }
+
+    /// The `(id, j)` accepted in window `t`: what reconciliation exchanges.
+    pub fn accepted_keys(&self, t: u64) -> Result<Vec<(IdentityId, u32)>, LedgerError> {
+        let mut out = Vec::new();
+        for entry in self.accepted.scan_prefix(keys::window(t)).keys() {
+            let key = entry?;
+            if let (Some(id), Some(j)) = (keys::id_of(&key), key.get(40..44)) {
+                out.push((id, u32::from_be_bytes(j.try_into().unwrap_or([0; 4]))));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Accepted solves of `id` in window `t`.
+    pub fn solves(&self, t: u64, id: &IdentityId) -> Result<u32, LedgerError> {
+        Ok(self
+            .accepted
+            .scan_prefix(keys::window_id(t, id))
+            .keys()
+            .count() as u32)
+    }
+
+    /// The sorted identities with at least `r` accepted solves in window `t`.
+    pub fn active_set(&self, t: u64, r: u32) -> Result<Vec<IdentityId>, LedgerError> {
+        let mut out = Vec::new();
+        let mut current: Option<(IdentityId, u32)> = None;
+        for key in self.accepted.scan_prefix(keys::window(t)).keys() {
+            let Some(id) = keys::id_of(&key?) else {
+                continue;
+            };
+            current = match current {
+                Some((prev, n)) if prev == id => Some((id, n + 1)),
+                Some((prev, n)) => {
+                    if n >= r {
+                        out.push(prev);
+                    }
+                    Some((id, 1))
+                }
+                None => Some((id, 1)),
+            };
+        }
+        if let Some((id, _)) = current.filter(|(_, n)| *n >= r) {
+            out.push(id);
+        }
+        Ok(out)
+    }
+
+    // Summaries, certificates, reveals.
+
+    /// Stores a node's summary of window `t` (the first one it sent is kept).
+    pub fn put_summary(&self, s: &SignedSummary) -> Result<(), LedgerError> {
+        let key = keys::window_node(s.summary.t, &s.signer.0);
+        self.summaries
+            .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(s)))?
+            .ok();
+        Ok(())
+    }
+
+    /// The summaries received for window `t`.
+    pub fn summaries(&self, t: u64) -> Result<Vec<SignedSummary>, LedgerError> {
+        self.summaries
+            .scan_prefix(keys::window(t))
+            .map(|r| decode("summaries", &r?.1))
+            .collect()
+    }
+
+    /// Stores the certificate of a window.
+    pub fn put_certificate(&self, cert: &WindowCertificate) -> Result<(), LedgerError> {
+        self.certs
+            .insert(keys::window(cert.summary.t), codec::encode(cert))?;
+        Ok(())
+    }
+
+    /// The certificate of window `t`.
+    pub fn certificate(&self, t: u64) -> Result<Option<WindowCertificate>, LedgerError> {
+        self.certs
+            .get(keys::window(t))?
+            .map(|v| decode("certs", &v))
+            .transpose()
+    }
+
+    /// The root certified for window `t`, or [`Digest::ZERO`] when there is none.
+    pub fn certified_root(&self, t: u64) -> Result<Digest, LedgerError> {
+        Ok(self
+            .certificate(t)?
+            .map(|c| c.summary.root)
+            .unwrap_or(Digest::ZERO))
+    }
+
+    /// Stores a reveal.
+    pub fn put_reveal(&self, r: &SignedReveal) -> Result<(), LedgerError> {
+        self.reveals.insert(
+            keys::window_node(r.reveal.t, &r.reveal.node.0),
+            codec::encode(r),
+        )?;
+        Ok(())
+    }
+
+    /// The reveals of window `t`.
+    pub fn reveals(&self, t: u64) -> Result<Vec<SignedReveal>, LedgerError> {
+        self.reveals
+            .scan_prefix(keys::window(t))
+            .map(|r| decode("reveals", &r?.1))
+            .collect()
+    }
+
+    /// The reveal of `node` for window `t`.
+    pub fn reveal(&self, t: u64, node: &NodeId) -> Result<Option<SignedReveal>, LedgerError> {
+        self.reveals
+            .get(keys::window_node(t, &node.0))?
+            .map(|v| decode("reveals", &v))
+            .transpose()
+    }
+
+    /// Removes every window-keyed record of windows before `t` (identities are kept).
+    pub fn prune_before(&self, t: u64) -> Result<PruneStats, LedgerError> {
+        let end = keys::window(t);
+        let mut removed = 0;
+        for tree in [
+            &self.issued,
+            &self.accepted,
+            &self.summaries,
+            &self.certs,
+            &self.reveals,
+        ] {
+            let mut batch = sled::Batch::default();
+            for key in tree.range(..&end[..]).keys() {
+                batch.remove(key?);
+                removed += 1;
+            }
+            tree.apply_batch(batch)?;
+        }
+        Ok(PruneStats { removed })
+    }
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("identities", &self.identities.len())
+            .field("accepted", &self.accepted.len())
+            .finish_non_exhaustive()
+    }
+}

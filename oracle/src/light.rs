@@ -1,0 +1,138 @@
+//! The light verifier: checks a window certificate against the committee's keys and an
+//! identity's membership proof. No ledger, no network, no async runtime: this is what a chain's
+//! validator-set logic or a DAO voting tool embeds (build the crate with
+//! `default-features = false`).
+
+use crate::certificate::{MembershipProof, WindowCertificate};
+use crate::merkle::leaf_hash;
+use crate::{Digest, IdentityId, NodeId, sign};
+
+/// Why a certificate or proof does not verify. Codes are stable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CertError {
+    /// A signer outside the committee.
+    #[error("signer {0} is not in the committee")]
+    NotInCommittee(NodeId),
+    /// The same signer twice.
+    #[error("signer {0} appears twice")]
+    DuplicateSigner(NodeId),
+    /// A signature that does not verify.
+    #[error("the signature of {0} does not verify")]
+    BadSignature(NodeId),
+    /// Fewer valid signers than the quorum.
+    #[error("{got} signers, quorum is {quorum}")]
+    BelowQuorum {
+        /// Valid signers.
+        got: usize,
+        /// Needed.
+        quorum: u32,
+    },
+    /// The certificate is for other network parameters.
+    #[error("the certificate was made under other network parameters")]
+    ParamsMismatch,
+    /// The proof does not place the identity under the root.
+    #[error("the proof does not show {0} in the active set")]
+    NotIncluded(IdentityId),
+    /// The proof's tree size differs from the certified count.
+    #[error("the proof is for a set of {proof} identities, the certificate has {certified}")]
+    CountMismatch {
+        /// Leaf count in the proof.
+        proof: u64,
+        /// Certified count.
+        certified: u64,
+    },
+}
+
+impl CertError {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CertError::NotInCommittee(_) => "not_in_committee",
+            CertError::DuplicateSigner(_) => "duplicate_signer",
+            CertError::BadSignature(_) => "bad_signature",
+            CertError::BelowQuorum { .. } => "below_quorum",
+            CertError::ParamsMismatch => "params_mismatch",
+            CertError::NotIncluded(_) => "not_included",
+            CertError::CountMismatch { .. } => "count_mismatch",
+        }
+    }
+}
+
+/// What a consumer trusts: the committee's keys, the quorum, and optionally the parameter digest.
+#[derive(Debug, Clone)]
+pub struct LightVerifier {
+    committee: Vec<NodeId>,
+    quorum: u32,
+    params: Option<Digest>,
+}
+
+impl LightVerifier {
+    /// A verifier for a committee and quorum.
+    pub fn new(committee: Vec<NodeId>, quorum: u32) -> Self {
+        Self {
+            committee,
+            quorum,
+            params: None,
+        }
+    }
+
+    /// Also require the certificate to name these network parameters.
+    pub fn with_params(mut self, params: Digest) -> Self {
+        self.params = Some(params);
+        self
+    }
+
+    /// Checks the certificate: distinct committee signers, valid signatures, at least a quorum.
+    pub fn verify_certificate(&self, cert: &WindowCertificate) -> Result<(), CertError> {
+        if self.params.is_some_and(|p| p != cert.summary.params) {
+            return Err(CertError::ParamsMismatch);
+        }
+        let digest = cert.summary.signing_digest();
+        let mut seen = std::collections::BTreeSet::new();
+        for (signer, _) in &cert.signatures {
+            if !self.committee.contains(signer) {
+                return Err(CertError::NotInCommittee(*signer));
+            }
+            if !seen.insert(*signer) {
+                return Err(CertError::DuplicateSigner(*signer));
+            }
+        }
+        let items: Vec<_> = cert
+            .signatures
+            .iter()
+            .map(|(n, s)| (&n.0, &digest, s))
+            .collect();
+        let results = sign::verify_many(&items);
+        if let Some(((bad, _), _)) = cert.signatures.iter().zip(&results).find(|(_, ok)| !**ok) {
+            return Err(CertError::BadSignature(*bad));
+        }
+        if cert.signatures.len() < self.quorum as usize {
+            return Err(CertError::BelowQuorum {
+                got: cert.signatures.len(),
+                quorum: self.quorum,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the certificate and that `proof` shows `id` active in its window.
+    pub fn verify_membership(
+        &self,
+        cert: &WindowCertificate,
+        id: &IdentityId,
+        proof: &MembershipProof,
+    ) -> Result<(), CertError> {
+        self.verify_certificate(cert)?;
+        if proof.path.leaf_count != cert.summary.count {
+            return Err(CertError::CountMismatch {
+                proof: proof.path.leaf_count,
+                certified: cert.summary.count,
+            });
+        }
+        if proof.id != *id || !proof.path.verify(&cert.summary.root, &leaf_hash(&id.0)) {
+            return Err(CertError::NotIncluded(*id));
+        }
+        Ok(())
+    }
+}

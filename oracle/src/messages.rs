@@ -1,0 +1,288 @@
+//! The signed messages of the protocol (DESIGN §3, §5): registration, challenge request,
+//! challenge envelope, response and acceptance. Each carries a version; each signature covers a
+//! domain-separated digest of the encoded body.
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::Class;
+use serde::{Deserialize, Serialize};
+
+use crate::{Digest, IdentityId, NodeId, Reason, Sig, Timestamp, codec, sign};
+
+/// The message version this code speaks.
+pub const VERSION: u8 = 1;
+
+/// Largest WebAuthn credential a registration may carry.
+pub const MAX_PASSKEY_LEN: usize = 2048;
+
+pub(crate) fn check_version(got: u8) -> Result<(), Reason> {
+    if got == VERSION {
+        Ok(())
+    } else {
+        Err(Reason::UnknownVersion {
+            got,
+            supported: VERSION,
+        })
+    }
+}
+
+/// An identity announcing itself (open registration: the cost is paid per window).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Register {
+    /// Message version.
+    pub version: u8,
+    /// The identity's public key.
+    pub id: IdentityId,
+    /// Human or agent.
+    pub class: Class,
+    /// When the identity made the registration.
+    pub created_at: Timestamp,
+    /// A WebAuthn credential bound at registration (presence family), encoded by that family.
+    pub passkey: Option<Vec<u8>>,
+}
+
+/// A registration signed by the identity itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedRegister {
+    /// The registration.
+    pub body: Register,
+    /// The identity's signature.
+    pub sig: Sig,
+}
+
+impl SignedRegister {
+    /// Makes and signs a registration.
+    pub fn new(key: &SigningKey, class: Class, created_at: Timestamp) -> Self {
+        let body = Register {
+            version: VERSION,
+            id: IdentityId(key.verifying_key().to_bytes()),
+            class,
+            created_at,
+            passkey: None,
+        };
+        let sig = sign::sign(key, &Self::signing_digest(&body));
+        Self { body, sig }
+    }
+
+    fn signing_digest(body: &Register) -> Digest {
+        sign::digest("hco register v1", &[&codec::encode(body)])
+    }
+
+    /// Checks version, sizes, key and signature.
+    pub fn check(&self) -> Result<(), Reason> {
+        check_version(self.body.version)?;
+        if let Some(pk) = self
+            .body
+            .passkey
+            .as_ref()
+            .filter(|pk| pk.len() > MAX_PASSKEY_LEN)
+        {
+            return Err(Reason::MessageTooLarge {
+                len: pk.len(),
+                limit: MAX_PASSKEY_LEN,
+            });
+        }
+        if sign::public_key(&self.body.id.0).is_none() {
+            return Err(Reason::BadIdentityKey);
+        }
+        if !sign::verify(
+            &self.body.id.0,
+            &Self::signing_digest(&self.body),
+            &self.sig,
+        ) {
+            return Err(Reason::BadIdentitySignature);
+        }
+        Ok(())
+    }
+}
+
+/// An identity asking for challenge `(id, t, j)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeRequest {
+    /// Message version.
+    pub version: u8,
+    /// The identity.
+    pub id: IdentityId,
+    /// The window.
+    pub t: u64,
+    /// The challenge index, below `k`.
+    pub j: u32,
+}
+
+/// A challenge request signed by the identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedRequest {
+    /// The request.
+    pub body: ChallengeRequest,
+    /// The identity's signature.
+    pub sig: Sig,
+}
+
+impl SignedRequest {
+    /// Makes and signs a request.
+    pub fn new(key: &SigningKey, t: u64, j: u32) -> Self {
+        let body = ChallengeRequest {
+            version: VERSION,
+            id: IdentityId(key.verifying_key().to_bytes()),
+            t,
+            j,
+        };
+        let sig = sign::sign(key, &Self::signing_digest(&body));
+        Self { body, sig }
+    }
+
+    fn signing_digest(body: &ChallengeRequest) -> Digest {
+        sign::digest("hco challenge request v1", &[&codec::encode(body)])
+    }
+
+    /// Checks version and signature.
+    pub fn check_signature(&self) -> Result<(), Reason> {
+        check_version(self.body.version)?;
+        if sign::verify(
+            &self.body.id.0,
+            &Self::signing_digest(&self.body),
+            &self.sig,
+        ) {
+            Ok(())
+        } else {
+            Err(Reason::BadIdentitySignature)
+        }
+    }
+}
+
+/// The challenge envelope the issuer signs: everything that binds the challenge to
+/// `(issuer, id, t, j)`, its family, its timing and (by digest) its prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Challenge {
+    /// Message version.
+    pub version: u8,
+    /// The issuing node.
+    pub issuer: NodeId,
+    /// The identity the challenge is bound to.
+    pub id: IdentityId,
+    /// The window.
+    pub t: u64,
+    /// The index within the window.
+    pub j: u32,
+    /// The family's name.
+    pub family: String,
+    /// First issue time (re-requests return the same).
+    pub issued_at: Timestamp,
+    /// Answers received after this are late.
+    pub deadline: Timestamp,
+    /// Digest of the prompt, so an audit can check the regenerated prompt.
+    pub prompt_digest: Digest,
+}
+
+impl Challenge {
+    /// The challenge id: the digest the issuer signs and the identity's response refers to.
+    pub fn challenge_id(&self) -> Digest {
+        sign::digest("hco challenge id v1", &[&codec::encode(self)])
+    }
+}
+
+/// A challenge envelope with the issuer's signature over its id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedChallenge {
+    /// The envelope.
+    pub challenge: Challenge,
+    /// The issuer's signature over [`Challenge::challenge_id`].
+    pub sig: Sig,
+}
+
+impl SignedChallenge {
+    /// Signs an envelope. Ed25519 signing is deterministic: the same envelope gives the same
+    /// signature, which is how a re-request returns the identical challenge.
+    pub fn new(key: &SigningKey, challenge: Challenge) -> Self {
+        let sig = sign::sign(key, &challenge.challenge_id());
+        Self { challenge, sig }
+    }
+
+    /// Verifies the issuer's signature.
+    pub fn check_signature(&self) -> Result<(), Reason> {
+        check_version(self.challenge.version)?;
+        if sign::verify(
+            &self.challenge.issuer.0,
+            &self.challenge.challenge_id(),
+            &self.sig,
+        ) {
+            Ok(())
+        } else {
+            Err(Reason::BadIssuerSignature)
+        }
+    }
+}
+
+/// An identity's answer to a challenge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Response {
+    /// Message version.
+    pub version: u8,
+    /// The challenge answered, as issued.
+    pub challenge: SignedChallenge,
+    /// The answer, in the family's format.
+    pub answer: Vec<u8>,
+    /// The identity's signature over [`Response::signing_digest`].
+    pub sig: Sig,
+}
+
+impl Response {
+    /// Makes and signs a response.
+    pub fn new(key: &SigningKey, challenge: SignedChallenge, answer: Vec<u8>) -> Self {
+        let sig = sign::sign(
+            key,
+            &Self::digest_for(&challenge.challenge.challenge_id(), &answer),
+        );
+        Self {
+            version: VERSION,
+            challenge,
+            answer,
+            sig,
+        }
+    }
+
+    /// `blake3("hco response v1" ‖ challenge_id ‖ answer)`: what the identity signs.
+    pub fn digest_for(challenge_id: &Digest, answer: &[u8]) -> Digest {
+        sign::digest("hco response v1", &[&challenge_id.0, answer])
+    }
+
+    /// The digest this response's signature must cover.
+    pub fn signing_digest(&self) -> Digest {
+        Self::digest_for(&self.challenge.challenge.challenge_id(), &self.answer)
+    }
+
+    /// Decodes a response from a client or peer.
+    pub fn decode(bytes: &[u8]) -> Result<Self, Reason> {
+        let response: Response = codec::decode(bytes, codec::MAX_MESSAGE_LEN)?;
+        check_version(response.version)?;
+        Ok(response)
+    }
+}
+
+/// An accepted response: the whole signed response, so anyone can check that the identity
+/// really answered, plus the issuer's receipt time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acceptance {
+    /// Message version.
+    pub version: u8,
+    /// The response, as received.
+    pub response: Response,
+    /// Receipt time on the issuer's clock.
+    pub accepted_at: Timestamp,
+}
+
+impl Acceptance {
+    /// The challenge envelope accepted.
+    pub fn challenge(&self) -> &Challenge {
+        &self.response.challenge.challenge
+    }
+
+    /// Time from issue to receipt.
+    pub fn latency_ms(&self) -> u64 {
+        self.accepted_at.saturating_sub(self.challenge().issued_at)
+    }
+
+    /// The leaf digest of this acceptance in its batch seal.
+    pub fn digest(&self) -> Digest {
+        sign::digest("hco acceptance v1", &[&codec::encode(self)])
+    }
+}

@@ -1,0 +1,306 @@
+//! Network parameters: windows, ceremony slots, families, lifecycle thresholds and committee.
+//! Every node of a network runs the same parameters; their digest is checked when peers meet.
+
+use hco_challenges::{Class, FamilyParams, Registry};
+use serde::{Deserialize, Serialize};
+
+use crate::{Digest, NodeId, Timestamp, codec};
+
+/// How the challenge requests of a window are confined in time (DESIGN §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotMode {
+    /// Requests anywhere in the window. One person can then serve many identities per window:
+    /// use only with short windows.
+    Open,
+    /// One slot for everyone, placed in the window by the previous window's certificate root.
+    Global,
+    /// One slot per identity, placed by the previous root and the identity.
+    Staggered,
+}
+
+/// One enabled family and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FamilyConfig {
+    /// The family's registry name.
+    pub name: String,
+    /// Response deadline Δresp after issue, in milliseconds.
+    pub deadline_ms: u64,
+    /// Family-defined hardness (see the family's docs).
+    pub difficulty: u32,
+}
+
+impl FamilyConfig {
+    /// The parameters passed to the family.
+    pub fn family_params(&self) -> FamilyParams {
+        FamilyParams {
+            difficulty: self.difficulty,
+        }
+    }
+}
+
+/// Thresholds of the identity lifecycle, in consecutive missed windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LifecycleParams {
+    /// Missed windows after which an identity is `lapsed`.
+    pub lapsed_after: u32,
+    /// Missed windows after which it is `suspended`.
+    pub suspended_after: u32,
+    /// Missed windows after which it is `retired`.
+    pub retired_after: u32,
+}
+
+impl Default for LifecycleParams {
+    fn default() -> Self {
+        Self {
+            lapsed_after: 1,
+            suspended_after: 3,
+            retired_after: 12,
+        }
+    }
+}
+
+/// The parameters every node of a network must share.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkParams {
+    /// Start of window 0, milliseconds since the Unix epoch.
+    pub genesis_ms: Timestamp,
+    /// Window length.
+    pub window_ms: u64,
+    /// After a window ends, how long responses to its challenges are still accepted; summaries
+    /// are signed and secrets revealed only after it. Must cover the longest deadline.
+    pub grace_ms: u64,
+    /// Challenges an identity may request per window (`k`).
+    pub challenges_per_window: u32,
+    /// Accepted solves that make an identity active in a window (`r`).
+    pub solves_required: u32,
+    /// Ceremony slot mode.
+    pub slot_mode: SlotMode,
+    /// Slot length for `global` and `staggered` (ignored for `open`).
+    pub slot_ms: u64,
+    /// Enabled families.
+    pub families: Vec<FamilyConfig>,
+    /// Lifecycle thresholds.
+    pub lifecycle: LifecycleParams,
+    /// Committee members' keys.
+    pub committee: Vec<NodeId>,
+    /// Summaries on the same root needed for a certificate.
+    pub quorum: u32,
+    /// How many issuers after the assigned one may serve a request when it is down (0: none).
+    /// Each fallback gives a requester one more family draw, so keep it small.
+    pub issuer_fallback: u32,
+    /// Allowed clock difference for registration timestamps.
+    pub max_clock_skew_ms: u64,
+}
+
+/// A parameter that is missing or out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("network parameter `{field}`: {message}")]
+pub struct ParamsError {
+    /// The offending field.
+    pub field: String,
+    /// What is wrong and the allowed range.
+    pub message: String,
+}
+
+fn bad(field: impl Into<String>, message: impl Into<String>) -> ParamsError {
+    ParamsError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+impl NetworkParams {
+    /// The digest peers compare: any difference in parameters gives another digest.
+    pub fn digest(&self) -> Digest {
+        Digest(blake3::derive_key(
+            "hco network params v1",
+            &codec::encode(self),
+        ))
+    }
+
+    /// The enabled family of that name.
+    pub fn family(&self, name: &str) -> Option<&FamilyConfig> {
+        self.families.iter().find(|f| f.name == name)
+    }
+
+    /// The enabled families for a class, in configuration order.
+    pub fn families_for(&self, class: Class, registry: &Registry) -> Vec<&FamilyConfig> {
+        self.families
+            .iter()
+            .filter(|f| {
+                registry
+                    .get(&f.name)
+                    .is_some_and(|fam| fam.class() == class)
+            })
+            .collect()
+    }
+
+    /// Longest response deadline of any enabled family.
+    pub fn max_deadline_ms(&self) -> u64 {
+        self.families
+            .iter()
+            .map(|f| f.deadline_ms)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Checks every field; the error names the field and the allowed range.
+    pub fn validate(&self, registry: &Registry) -> Result<(), ParamsError> {
+        if self.window_ms == 0 {
+            return Err(bad("window_ms", "must be > 0"));
+        }
+        if !(1..=1024).contains(&self.challenges_per_window) {
+            return Err(bad("challenges_per_window", "must be in 1..=1024"));
+        }
+        if !(1..=self.challenges_per_window).contains(&self.solves_required) {
+            return Err(bad(
+                "solves_required",
+                format!(
+                    "must be in 1..={} (challenges_per_window)",
+                    self.challenges_per_window
+                ),
+            ));
+        }
+        if self.slot_mode != SlotMode::Open {
+            if self.slot_ms == 0 {
+                return Err(bad("slot_ms", "must be > 0 for global and staggered slots"));
+            }
+            if self.slot_ms.saturating_add(self.grace_ms) > self.window_ms {
+                return Err(bad(
+                    "slot_ms",
+                    format!(
+                        "slot_ms + grace_ms must be <= window_ms ({}): the slot is placed after the previous window's certificate exists",
+                        self.window_ms
+                    ),
+                ));
+            }
+        }
+        if self.families.is_empty() {
+            return Err(bad("families", "enable at least one family"));
+        }
+        for (i, f) in self.families.iter().enumerate() {
+            let field = format!("families[{i}]");
+            let Some(family) = registry.get(&f.name) else {
+                let known: Vec<_> = registry.names().collect();
+                return Err(bad(
+                    format!("{field}.name"),
+                    format!("unknown family `{}`; known: {known:?}", f.name),
+                ));
+            };
+            if self.families[..i].iter().any(|g| g.name == f.name) {
+                return Err(bad(
+                    format!("{field}.name"),
+                    format!("`{}` is listed twice", f.name),
+                ));
+            }
+            if f.deadline_ms == 0 {
+                return Err(bad(format!("{field}.deadline_ms"), "must be > 0"));
+            }
+            family
+                .check_params(&f.family_params())
+                .map_err(|m| bad(format!("{field}.difficulty"), m))?;
+        }
+        if self.grace_ms < self.max_deadline_ms() {
+            return Err(bad(
+                "grace_ms",
+                format!(
+                    "must be >= the longest family deadline ({} ms), or challenges issued at the end of a window could never be answered",
+                    self.max_deadline_ms()
+                ),
+            ));
+        }
+        let l = &self.lifecycle;
+        if !(1 <= l.lapsed_after
+            && l.lapsed_after <= l.suspended_after
+            && l.suspended_after <= l.retired_after)
+        {
+            return Err(bad(
+                "lifecycle",
+                "need 1 <= lapsed_after <= suspended_after <= retired_after",
+            ));
+        }
+        if self.committee.is_empty() {
+            return Err(bad("committee", "list at least one node key"));
+        }
+        let mut members = self.committee.clone();
+        members.sort();
+        members.dedup();
+        if members.len() != self.committee.len() {
+            return Err(bad("committee", "a node key is listed twice"));
+        }
+        let n = self.committee.len() as u32;
+        if !(n / 2 < self.quorum && self.quorum <= n) {
+            return Err(bad(
+                "quorum",
+                format!(
+                    "must be a majority of the committee: in {}..={n}",
+                    n / 2 + 1
+                ),
+            ));
+        }
+        if self.issuer_fallback >= n {
+            return Err(bad(
+                "issuer_fallback",
+                format!("must be < committee size ({n})"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::params_for;
+
+    #[test]
+    fn test_params_are_valid_and_digest_changes_with_any_field() {
+        let p = params_for(&[NodeId([1; 32])]);
+        p.validate(&Registry::builtin()).unwrap();
+        let mut q = p.clone();
+        q.grace_ms += 1;
+        assert_ne!(p.digest(), q.digest());
+        assert_eq!(p.digest(), p.clone().digest());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let registry = Registry::builtin();
+        let base = params_for(&[NodeId([1; 32]), NodeId([2; 32]), NodeId([3; 32])]);
+        type Mutation = Box<dyn Fn(&mut NetworkParams)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("window_ms", Box::new(|p| p.window_ms = 0)),
+            (
+                "solves_required",
+                Box::new(|p| p.solves_required = p.challenges_per_window + 1),
+            ),
+            (
+                "slot_ms",
+                Box::new(|p| {
+                    p.slot_mode = SlotMode::Global;
+                    p.slot_ms = p.window_ms;
+                }),
+            ),
+            (
+                "families[0].name",
+                Box::new(|p| p.families[0].name = "nope".into()),
+            ),
+            (
+                "families[0].difficulty",
+                Box::new(|p| p.families[0].difficulty = 99),
+            ),
+            ("grace_ms", Box::new(|p| p.grace_ms = 0)),
+            ("quorum", Box::new(|p| p.quorum = 1)),
+            ("committee", Box::new(|p| p.committee.push(p.committee[0]))),
+            ("lifecycle", Box::new(|p| p.lifecycle.lapsed_after = 0)),
+        ];
+        for (field, mutate) in cases {
+            let mut p = base.clone();
+            mutate(&mut p);
+            let err = p.validate(&registry).unwrap_err();
+            assert_eq!(err.field, field, "{err}");
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The issuer's secrets and the pure derivations of §5: window secret, challenge seed, family
+//! choice and issuer assignment. Issuance and audit both go through [`derive_challenge`], so an
+//! auditor with the revealed secret regenerates exactly what the issuer generated.
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::{Class, Generated, Registry, Seed};
+
+use crate::{Digest, FamilyConfig, IdentityId, NetworkParams, NodeId, Reason};
+
+/// The node's long-term secret from which window secrets are derived; never published.
+pub fn node_secret(key: &SigningKey) -> [u8; 32] {
+    blake3::derive_key("hco node secret v1", key.as_bytes())
+}
+
+/// The per-window secret `w_t`, revealed after the window closes.
+pub fn window_secret(node_secret: &[u8; 32], t: u64) -> Digest {
+    let mut material = [0u8; 40];
+    material[..32].copy_from_slice(node_secret);
+    material[32..].copy_from_slice(&t.to_be_bytes());
+    Digest(blake3::derive_key("hco window secret v1", &material))
+}
+
+/// The seed of challenge `(id, t, j)` under window secret `w_t`.
+pub fn challenge_seed(w_t: &Digest, id: &IdentityId, t: u64, j: u32) -> Seed {
+    let mut hasher = blake3::Hasher::new_keyed(&w_t.0);
+    hasher
+        .update(b"hco challenge seed v1")
+        .update(&id.0)
+        .update(&t.to_be_bytes())
+        .update(&j.to_be_bytes());
+    Seed(*hasher.finalize().as_bytes())
+}
+
+/// The family and generated prompt of `(id, t, j)` for an identity of `class`.
+pub fn derive_challenge<'p>(
+    params: &'p NetworkParams,
+    registry: &Registry,
+    w_t: &Digest,
+    class: Class,
+    id: &IdentityId,
+    t: u64,
+    j: u32,
+) -> Result<(&'p FamilyConfig, Generated), Reason> {
+    let families = params.families_for(class, registry);
+    if families.is_empty() {
+        return Err(Reason::NoFamilyForClass(class));
+    }
+    let seed = challenge_seed(w_t, id, t, j);
+    let config = families[seed.derive("family").stream().below(families.len() as u64) as usize];
+    let family = registry
+        .get(&config.name)
+        .ok_or_else(|| Reason::UnknownFamily(config.name.clone()))?;
+    Ok((config, family.generate(&seed, &config.family_params())))
+}
+
+/// The committee in the order issuers serve `(id, t)`: rendezvous (highest random weight)
+/// hashing, so each identity has one assigned issuer per window and a fixed fallback order.
+pub fn issuer_order(committee: &[NodeId], id: &IdentityId, t: u64) -> Vec<NodeId> {
+    let score = |node: &NodeId| {
+        let mut hasher = blake3::Hasher::new_derive_key("hco rendezvous v1");
+        hasher
+            .update(&node.0)
+            .update(&id.0)
+            .update(&t.to_be_bytes());
+        *hasher.finalize().as_bytes()
+    };
+    let mut scored: Vec<_> = committee.iter().map(|n| (score(n), *n)).collect();
+    scored.sort_unstable_by(|a, b| b.cmp(a));
+    scored.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Checks that `node` may issue for `(id, t)`: it is the assigned issuer or within the fallback.
+pub fn check_issuer(
+    params: &NetworkParams,
+    node: &NodeId,
+    id: &IdentityId,
+    t: u64,
+) -> Result<(), Reason> {
+    let order = issuer_order(&params.committee, id, t);
+    let allowed = order.iter().take(params.issuer_fallback as usize + 1);
+    if allowed.clone().any(|n| n == node) {
+        Ok(())
+    } else {
+        Err(Reason::NotAssignedIssuer {
+            assigned: order.first().copied().unwrap_or(NodeId([0; 32])),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_secrets_differ_per_window_and_node() {
+        let a = [1u8; 32];
+        let b = [2u8; 32];
+        assert_ne!(window_secret(&a, 1), window_secret(&a, 2));
+        assert_ne!(window_secret(&a, 1), window_secret(&b, 1));
+    }
+
+    #[test]
+    fn seeds_bind_identity_window_and_index() {
+        let w = Digest([3; 32]);
+        let id = IdentityId([4; 32]);
+        let base = challenge_seed(&w, &id, 5, 0);
+        assert_ne!(base, challenge_seed(&w, &IdentityId([5; 32]), 5, 0));
+        assert_ne!(base, challenge_seed(&w, &id, 6, 0));
+        assert_ne!(base, challenge_seed(&w, &id, 5, 1));
+        assert_ne!(base, challenge_seed(&Digest([9; 32]), &id, 5, 0));
+    }
+
+    #[test]
+    fn rendezvous_spreads_load_and_is_stable() {
+        let committee: Vec<_> = (0..4u8).map(|i| NodeId([i; 32])).collect();
+        let mut counts = [0usize; 4];
+        for i in 0..4000u32 {
+            let mut id = [0u8; 32];
+            id[..4].copy_from_slice(&i.to_le_bytes());
+            let order = issuer_order(&committee, &IdentityId(id), 7);
+            assert_eq!(order, issuer_order(&committee, &IdentityId(id), 7));
+            counts[order[0].0[0] as usize] += 1;
+        }
+        for c in counts {
+            assert!((800..1200).contains(&c), "uneven assignment {counts:?}");
+        }
+        // Removing a node only moves the identities it served.
+        let id = IdentityId([7; 32]);
+        let full = issuer_order(&committee, &id, 1);
+        let without: Vec<_> = committee
+            .iter()
+            .copied()
+            .filter(|n| *n != full[3])
+            .collect();
+        assert_eq!(issuer_order(&without, &id, 1)[0], full[0]);
+    }
+}
