@@ -2,7 +2,7 @@
 
 use ed25519_dalek::SigningKey;
 
-use crate::{FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode};
+use crate::{FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode};
 
 /// Genesis used by test parameters: 2023-11-14T22:13:20Z.
 pub const TEST_GENESIS_MS: u64 = 1_700_000_000_000;
@@ -18,6 +18,11 @@ pub fn key(n: u64) -> SigningKey {
 /// The node id of a key.
 pub fn node_id(key: &SigningKey) -> NodeId {
     NodeId(key.verifying_key().to_bytes())
+}
+
+/// The identity id of a key.
+pub fn identity_id(key: &SigningKey) -> IdentityId {
+    IdentityId(key.verifying_key().to_bytes())
 }
 
 /// Parameters for tests: 60 s windows with 20 s grace, `k = 2`, `r = 1`, open slots,

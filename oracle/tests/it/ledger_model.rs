@@ -1,0 +1,149 @@
+//! The ledger against a naive in-memory model, through random operations including reopen.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hco_challenges::Class;
+use hco_oracle::ledger::{IdentityRecord, IssuedRecord};
+use hco_oracle::{
+    Acceptance, Challenge, Digest, IdentityId, Ledger, NodeId, Response, Sig, SignedChallenge,
+    SignedRegister, VERSION, seal_batch, testing,
+};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Register(u8),
+    Issue { t: u64, who: u8, j: u32, at: u64 },
+    Accept(Vec<(u64, u8, u32)>),
+    Prune(u64),
+    Reopen,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0u8..6).prop_map(Op::Register),
+        (0u64..6, 0u8..6, 0u32..3, 0u64..1000).prop_map(|(t, who, j, at)| Op::Issue {
+            t,
+            who,
+            j,
+            at
+        }),
+        prop::collection::vec((0u64..6, 0u8..6, 0u32..3), 1..6).prop_map(Op::Accept),
+        (0u64..7).prop_map(Op::Prune),
+        Just(Op::Reopen),
+    ]
+}
+
+fn id(who: u8) -> IdentityId {
+    testing::identity_id(&testing::key(u64::from(who) + 7000))
+}
+
+fn acceptance(t: u64, who: u8, j: u32) -> Acceptance {
+    let challenge = Challenge {
+        version: VERSION,
+        issuer: NodeId([1; 32]),
+        id: id(who),
+        t,
+        j,
+        family: "proof_of_work".into(),
+        issued_at: 1,
+        deadline: 2,
+        prompt_digest: Digest::ZERO,
+    };
+    let signed = SignedChallenge {
+        challenge,
+        sig: Sig([0; 64]),
+    };
+    Acceptance {
+        version: VERSION,
+        response: Response::new(&testing::key(u64::from(who) + 7000), signed, vec![who]),
+        accepted_at: 2,
+    }
+}
+
+#[derive(Default)]
+struct Model {
+    identities: BTreeSet<u8>,
+    issued: BTreeMap<(u64, u8, u32), u64>,
+    accepted: BTreeSet<(u64, u8, u32)>,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ledger_matches_model(ops in prop::collection::vec(op(), 1..40)) {
+        let dir = tempfile::tempdir().unwrap();
+        let params = Digest([9; 32]);
+        let mut ledger = Some(Ledger::open(dir.path(), params).unwrap());
+        let mut model = Model::default();
+        let key = testing::key(1);
+        for op in ops {
+            let l = ledger.as_ref().unwrap();
+            match op {
+                Op::Register(who) => {
+                    let reg = SignedRegister::new(&testing::key(u64::from(who) + 7000), Class::Agent, 5);
+                    l.put_identity(&IdentityRecord { register: reg, window: 0 }).unwrap();
+                    model.identities.insert(who);
+                }
+                Op::Issue { t, who, j, at } => {
+                    let rec = IssuedRecord { issued_at: at, family: "f".into(), challenge_id: Digest::ZERO, sig: Sig([0; 64]) };
+                    let kept = l.put_issued(t, &id(who), j, &rec).unwrap();
+                    let expected = *model.issued.entry((t, who, j)).or_insert(at);
+                    prop_assert_eq!(kept.issued_at, expected);
+                }
+                Op::Accept(items) => {
+                    let mut by_t: BTreeMap<u64, Vec<Acceptance>> = BTreeMap::new();
+                    for (t, who, j) in &items {
+                        by_t.entry(*t).or_default().push(acceptance(*t, *who, *j));
+                    }
+                    for (t, batch) in by_t {
+                        let fresh_expected = batch.iter().map(|a| (t, a.response.answer[0], a.challenge().j)).collect::<BTreeSet<_>>()
+                            .difference(&model.accepted).count();
+                        let fresh = l.insert_acceptances(&seal_batch(&key, t, batch)).unwrap();
+                        prop_assert_eq!(fresh, fresh_expected);
+                    }
+                    l.make_durable().unwrap();
+                    model.accepted.extend(items);
+                }
+                Op::Prune(before) => {
+                    l.prune_before(before).unwrap();
+                    model.issued.retain(|(t, _, _), _| *t >= before);
+                    model.accepted.retain(|(t, _, _)| *t >= before);
+                }
+                Op::Reopen => {
+                    drop(ledger.take());
+                    ledger = Some(Ledger::open(dir.path(), params).unwrap());
+                }
+            }
+            let l = ledger.as_ref().unwrap();
+            for who in 0u8..6 {
+                prop_assert_eq!(l.identity(&id(who)).unwrap().is_some(), model.identities.contains(&who));
+                for t in 0..6 {
+                    for j in 0..3 {
+                        prop_assert_eq!(l.issued(t, &id(who), j).unwrap().map(|r| r.issued_at), model.issued.get(&(t, who, j)).copied());
+                        prop_assert_eq!(l.is_accepted(t, &id(who), j).unwrap(), model.accepted.contains(&(t, who, j)));
+                    }
+                }
+            }
+            for t in 0..6 {
+                for r in 1..=2u32 {
+                    let mut expected: Vec<IdentityId> = (0u8..6)
+                        .filter(|who| model.accepted.iter().filter(|(tt, w, _)| *tt == t && w == who).count() as u32 >= r)
+                        .map(id)
+                        .collect();
+                    expected.sort();
+                    prop_assert_eq!(l.active_set(t, r).unwrap(), expected);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ledger_refuses_other_network_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Ledger::open(dir.path(), Digest([1; 32])).unwrap());
+    let err = Ledger::open(dir.path(), Digest([2; 32])).unwrap_err();
+    assert!(err.to_string().contains("another data directory"), "{err}");
+}

@@ -1,0 +1,299 @@
+//! Every rejection of §5.4 has its stable code, and a rejected request or response writes nothing.
+
+use hco_challenges::Class;
+use hco_oracle::{
+    IdentityId, Response, SignedChallenge, SignedRegister, SignedRequest, SlotMode, codec, testing,
+};
+
+use crate::support::{Net, solve};
+
+/// Records in every window tree of every node, to show that rejections leave no state.
+fn footprint(net: &Net) -> Vec<(usize, usize)> {
+    net.oracles
+        .iter()
+        .map(|o| {
+            (
+                o.ledger().identity_count(),
+                o.ledger().accepted_keys(0).unwrap().len(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn requests_are_rejected_with_codes_and_leave_no_state() {
+    let net = Net::new(3);
+    let now = net.start(0) + 1_000;
+    let human = testing::key(10);
+    let stranger = testing::key(11);
+    net.register(&human, Class::Human, now);
+    let issuer = net.issuer_for(&human, 0);
+    let other = net
+        .oracles
+        .iter()
+        .find(|o| o.node_id() != issuer.node_id())
+        .unwrap();
+
+    let mut forged = SignedRequest::new(&human, 0, 0);
+    forged.sig.0[0] ^= 1;
+    let cases = [
+        (issuer, forged, now, "bad_identity_signature"),
+        (
+            net.issuer_for(&stranger, 0),
+            SignedRequest::new(&stranger, 0, 0),
+            now,
+            "unknown_identity",
+        ),
+        (
+            issuer,
+            SignedRequest::new(&human, 1, 0),
+            now,
+            "wrong_window",
+        ),
+        (
+            issuer,
+            SignedRequest::new(&human, 0, 2),
+            now,
+            "index_out_of_range",
+        ),
+        (
+            other,
+            SignedRequest::new(&human, 0, 0),
+            now,
+            "not_assigned_issuer",
+        ),
+        (
+            issuer,
+            SignedRequest::new(&human, 0, 0),
+            net.params.genesis_ms - 1,
+            "before_genesis",
+        ),
+    ];
+    let before = footprint(&net);
+    for (node, req, at, code) in cases {
+        let reason = node.issue(&req, at).unwrap().unwrap_err();
+        assert_eq!(reason.code(), code, "{reason}");
+        assert!(
+            node.ledger()
+                .issued(0, &req.body.id, req.body.j)
+                .unwrap()
+                .is_none()
+        );
+    }
+    assert_eq!(footprint(&net), before);
+}
+
+#[test]
+fn re_requests_return_the_same_challenge_and_deadline() {
+    let net = Net::new(1);
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let agent = testing::key(12);
+    net.register(&agent, Class::Agent, now);
+    let first = o
+        .issue(&SignedRequest::new(&agent, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    let again = o
+        .issue(&SignedRequest::new(&agent, 0, 0), now + 9_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first, again);
+    assert_eq!(again.challenge.challenge.issued_at, now);
+    let other_j = o
+        .issue(&SignedRequest::new(&agent, 0, 1), now)
+        .unwrap()
+        .unwrap();
+    assert_ne!(
+        first.challenge.challenge.challenge_id(),
+        other_j.challenge.challenge.challenge_id()
+    );
+}
+
+#[test]
+fn responses_are_rejected_in_order_with_codes_and_leave_no_state() {
+    let net = Net::new(1);
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let human = testing::key(20);
+    let agent = testing::key(21);
+    net.register(&human, Class::Human, now);
+    net.register(&agent, Class::Agent, now);
+    let issued = o
+        .issue(&SignedRequest::new(&human, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    let answer = solve(o, &issued);
+    let good = Response::new(&human, issued.challenge.clone(), answer.clone());
+    let deadline = issued.challenge.challenge.deadline;
+
+    let mut bad_issuer_sig = good.clone();
+    bad_issuer_sig.challenge.sig.0[10] ^= 1;
+    let mut altered_deadline = issued.challenge.clone();
+    altered_deadline.challenge.deadline += 60_000;
+    let mut bad_identity_sig = good.clone();
+    bad_identity_sig.sig.0[0] ^= 1;
+    // Another identity presenting the human's challenge and answer under its own key.
+    let stolen = Response::new(&agent, issued.challenge.clone(), answer.clone());
+    let unsigned_stranger = {
+        let mut c = issued.challenge.challenge.clone();
+        c.id = IdentityId([0x42; 32]);
+        Response::new(
+            &testing::key(99),
+            SignedChallenge::new(&testing::key(1), c),
+            answer.clone(),
+        )
+    };
+    let wrong = Response::new(&human, issued.challenge.clone(), b"-99999".to_vec());
+    let huge = Response::new(&human, issued.challenge.clone(), vec![b'1'; 5000]);
+    let mut version = good.clone();
+    version.version = 9;
+
+    let before = footprint(&net);
+    let cases = [
+        (bad_issuer_sig, now + 10, "bad_issuer_signature"),
+        (
+            Response::new(&human, altered_deadline, answer.clone()),
+            now + 10,
+            "bad_issuer_signature",
+        ),
+        (good.clone(), net.params.closes_at(0), "wrong_window"),
+        (good.clone(), deadline + 1, "challenge_expired"),
+        (bad_identity_sig, now + 10, "bad_identity_signature"),
+        (stolen, now + 10, "bad_identity_signature"),
+        (unsigned_stranger, now + 10, "unknown_challenge"),
+        (wrong, now + 10, "answer_mismatch"),
+        (huge, now + 10, "answer_too_large"),
+        (version, now + 10, "unknown_version"),
+    ];
+    for (response, at, code) in cases {
+        let reason = o.verify_response(&response, at).unwrap().unwrap_err();
+        assert_eq!(reason.code(), code, "{reason}");
+    }
+    assert_eq!(footprint(&net), before, "a rejection wrote state");
+
+    // The right answer in time is accepted once; the second time it is a replay, even if the
+    // first was wrong before.
+    o.verify_response(&good, deadline).unwrap().unwrap();
+    assert_eq!(
+        o.verify_response(&good, deadline)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "already_accepted"
+    );
+    let wrong_replay = Response::new(&human, issued.challenge.clone(), b"0".to_vec());
+    assert_eq!(
+        o.verify_response(&wrong_replay, deadline)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "already_accepted"
+    );
+}
+
+#[test]
+fn wrong_class_and_duplicates_within_a_batch() {
+    let net = Net::new(1);
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let agent = testing::key(30);
+    net.register(&agent, Class::Agent, now);
+    // The agent registers again as human on a fresh key-alike: a class conflict.
+    let conflict = o
+        .register(&SignedRegister::new(&agent, Class::Human, now), now)
+        .unwrap();
+    assert_eq!(conflict.unwrap_err().code(), "class_conflict");
+    let future = o
+        .register(
+            &SignedRegister::new(&testing::key(31), Class::Human, now + 3_600_000),
+            now,
+        )
+        .unwrap();
+    assert_eq!(future.unwrap_err().code(), "registration_from_future");
+
+    let issued = o
+        .issue(&SignedRequest::new(&agent, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    let response = Response::new(&agent, issued.challenge.clone(), solve(o, &issued));
+    let results = o
+        .verify_responses(&[response.clone(), response.clone()], now + 5)
+        .unwrap();
+    assert!(results[0].is_ok());
+    assert_eq!(results[1].as_ref().unwrap_err().code(), "already_accepted");
+
+    // A challenge of the human family issued to the agent cannot exist; simulate the issuer
+    // signing one and show the verifier refuses the class.
+    let human_family = {
+        let mut c = issued.challenge.challenge.clone();
+        c.family = "arithmetic_reasoning".into();
+        c.j = 1;
+        c
+    };
+    let signed = SignedChallenge::new(&testing::key(1), human_family);
+    let r = Response::new(&agent, signed, b"1".to_vec());
+    // Not in the issuer's record: the issuer never issued it.
+    assert_eq!(
+        o.verify_response(&r, now + 5).unwrap().unwrap_err().code(),
+        "unknown_challenge"
+    );
+}
+
+#[test]
+fn slots_gate_requests_and_responses() {
+    let net = Net::with(1, |p| {
+        p.slot_mode = SlotMode::Global;
+        p.slot_ms = 10_000;
+    });
+    let o = &net.oracles[0];
+    let agent = testing::key(40);
+    let id = testing::identity_id(&agent);
+    let slot = net.params.slot(0, &id, &hco_oracle::Digest::ZERO);
+    net.register(&agent, Class::Agent, net.start(0));
+    let before = o
+        .issue(&SignedRequest::new(&agent, 0, 0), slot.start - 1)
+        .unwrap();
+    assert_eq!(before.unwrap_err().code(), "outside_slot");
+    let after = o
+        .issue(&SignedRequest::new(&agent, 0, 0), slot.end)
+        .unwrap();
+    assert_eq!(after.unwrap_err().code(), "outside_slot");
+    let issued = o
+        .issue(&SignedRequest::new(&agent, 0, 0), slot.end - 1)
+        .unwrap()
+        .unwrap();
+    // Answering after the slot but before the deadline is fine.
+    let response = Response::new(&agent, issued.challenge.clone(), solve(o, &issued));
+    o.verify_response(&response, slot.end + 500)
+        .unwrap()
+        .unwrap();
+}
+
+#[test]
+fn decoders_reject_garbage_without_panicking() {
+    assert_eq!(Response::decode(&[]).unwrap_err().code(), "malformed");
+    assert_eq!(
+        Response::decode(&vec![0u8; 70_000]).unwrap_err().code(),
+        "message_too_large"
+    );
+    // A forged length prefix claiming a huge vector.
+    let huge_len = [1u8, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    assert!(Response::decode(&huge_len).is_err());
+    let net = Net::new(1);
+    let now = net.start(0) + 1;
+    let agent = testing::key(50);
+    net.register(&agent, Class::Agent, now);
+    let issued = net.oracles[0]
+        .issue(&SignedRequest::new(&agent, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    let bytes = codec::encode(&Response::new(&agent, issued.challenge, b"x".to_vec()));
+    assert!(Response::decode(&bytes).is_ok());
+    let mut trailing = bytes.clone();
+    trailing.push(0);
+    assert_eq!(Response::decode(&trailing).unwrap_err().code(), "malformed");
+    for cut in 0..bytes.len() {
+        assert!(Response::decode(&bytes[..cut]).is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! A small committee of in-process oracles on temporary ledgers, driven on a manual clock.
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::{Class, Registry};
+use hco_oracle::{
+    IssuedChallenge, Ledger, NetworkParams, NodeId, Oracle, Response, SignedRegister,
+    SignedRequest, secret::issuer_order, testing,
+};
+
+pub struct Net {
+    pub params: NetworkParams,
+    pub oracles: Vec<Oracle>,
+}
+
+impl Net {
+    pub fn new(nodes: u64) -> Self {
+        Self::with(nodes, |_| {})
+    }
+
+    pub fn with(nodes: u64, tweak: impl FnOnce(&mut NetworkParams)) -> Self {
+        let keys: Vec<SigningKey> = (1..=nodes).map(testing::key).collect();
+        let ids: Vec<NodeId> = keys.iter().map(testing::node_id).collect();
+        let mut params = testing::params_for(&ids);
+        tweak(&mut params);
+        let oracles = keys
+            .into_iter()
+            .map(|k| {
+                let ledger = Ledger::temporary(params.digest()).unwrap();
+                Oracle::new(params.clone(), Registry::builtin(), k, ledger).unwrap()
+            })
+            .collect();
+        Self { params, oracles }
+    }
+
+    /// Registers on every node (as gossip would).
+    pub fn register(&self, key: &SigningKey, class: Class, now: u64) {
+        let reg = SignedRegister::new(key, class, now);
+        for o in &self.oracles {
+            o.register(&reg, now).unwrap().unwrap();
+        }
+    }
+
+    pub fn issuer_for(&self, id: &SigningKey, t: u64) -> &Oracle {
+        let order = issuer_order(&self.params.committee, &testing::identity_id(id), t);
+        self.oracles
+            .iter()
+            .find(|o| o.node_id() == order[0])
+            .unwrap()
+    }
+
+    pub fn start(&self, t: u64) -> u64 {
+        self.params.window_start(t)
+    }
+}
+
+pub fn solve(oracle: &Oracle, issued: &IssuedChallenge) -> Vec<u8> {
+    oracle
+        .registry()
+        .get(&issued.prompt.family)
+        .unwrap()
+        .solve(&issued.prompt)
+        .unwrap()
+}
+
+/// Requests `(id, t, j)` from its issuer and answers correctly at `answer_at`.
+pub fn solve_one(
+    net: &Net,
+    key: &SigningKey,
+    t: u64,
+    j: u32,
+    now: u64,
+    answer_at: u64,
+) -> Response {
+    let issuer = net.issuer_for(key, t);
+    let issued = issuer
+        .issue(&SignedRequest::new(key, t, j), now)
+        .unwrap()
+        .unwrap();
+    let response = Response::new(key, issued.challenge.clone(), solve(issuer, &issued));
+    issuer
+        .verify_response(&response, answer_at)
+        .unwrap()
+        .unwrap();
+    response
+}
