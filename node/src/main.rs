@@ -1,1 +1,117 @@
-fn main() {}
+//! `hco`: the Human Challenge Oracle node and its tools.
+
+mod bench;
+mod keyfile;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+use keyfile::KeyKind;
+
+/// Human Challenge Oracle: per-window, identity-bound challenges that make Sybil identities cost
+/// real-time effort, and signed, provable active sets.
+#[derive(Debug, Parser)]
+#[command(name = "hco", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Node signing keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Identity keys.
+    #[command(subcommand)]
+    Identity(IdentityCommand),
+    /// Benchmarks that print JSON.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// The Sybil-cost simulator: check the paper's bounds and price the attack.
+    #[command(subcommand)]
+    Sim(hco_sim::cli::SimCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Print the public key (node id) of a node key file.
+    Show {
+        /// The key file.
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Generate a node signing key (also the node's libp2p identity).
+    Gen {
+        /// Where to write the key file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum IdentityCommand {
+    /// Print the identity id (public key) of an identity key file.
+    Show {
+        /// The key file.
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Generate an identity key.
+    New {
+        /// Where to write the key file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Keys(KeysCommand::Gen { out, force }) => {
+            let key = keyfile::generate(&out, KeyKind::NodeKey, force)?;
+            println!("{}", hex::encode(key.verifying_key().to_bytes()));
+            Ok(())
+        }
+        Command::Identity(IdentityCommand::New { out, force }) => {
+            let key = keyfile::generate(&out, KeyKind::IdentityKey, force)?;
+            println!("{}", hex::encode(key.verifying_key().to_bytes()));
+            Ok(())
+        }
+        Command::Keys(KeysCommand::Show { key }) => {
+            let key = keyfile::read(&key, KeyKind::NodeKey)?;
+            println!("{}", hex::encode(key.verifying_key().to_bytes()));
+            Ok(())
+        }
+        Command::Identity(IdentityCommand::Show { key }) => {
+            let key = keyfile::read(&key, KeyKind::IdentityKey)?;
+            println!("{}", hex::encode(key.verifying_key().to_bytes()));
+            Ok(())
+        }
+        Command::Bench(cmd) => bench::run(cmd),
+        Command::Sim(cmd) => hco_sim::cli::execute(cmd),
+    }
+}

@@ -67,6 +67,8 @@ pub mod testing;
 mod window;
 
 #[cfg(feature = "ledger")]
+mod key_cache;
+#[cfg(feature = "ledger")]
 pub mod ledger;
 #[cfg(feature = "ledger")]
 mod oracle;

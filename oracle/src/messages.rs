@@ -136,12 +136,17 @@ impl SignedRequest {
 
     /// Checks version and signature.
     pub fn check_signature(&self) -> Result<(), Reason> {
+        let key = ed25519_dalek::VerifyingKey::from_bytes(&self.body.id.0)
+            .map_err(|_| Reason::BadIdentitySignature)?;
+        self.check_signature_with(&key)
+    }
+
+    /// Checks version and signature with the identity's key already parsed.
+    pub fn check_signature_with(&self, key: &ed25519_dalek::VerifyingKey) -> Result<(), Reason> {
         check_version(self.body.version)?;
-        if sign::verify(
-            &self.body.id.0,
-            &Self::signing_digest(&self.body),
-            &self.sig,
-        ) {
+        let digest = Self::signing_digest(&self.body);
+        let sig = ed25519_dalek::Signature::from_bytes(&self.sig.0);
+        if key.as_bytes() == &self.body.id.0 && key.verify_strict(&digest.0, &sig).is_ok() {
             Ok(())
         } else {
             Err(Reason::BadIdentitySignature)

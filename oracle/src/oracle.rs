@@ -44,11 +44,17 @@ pub struct Oracle {
     ledger: Ledger,
     /// Serialises the replay check and the insert of acceptances.
     commit: Mutex<()>,
+    /// Parsed identity keys.
+    keys: crate::key_cache::KeyCache,
+    /// The last certified root looked up, `(t, root)`: certificates never change once stored.
+    root_cache: Mutex<Option<(u64, Digest)>>,
 }
 
 /// A response that passed every check but the identity signature and the replay check.
 struct Checked<'a> {
     response: &'a Response,
+    /// What the identity must have signed.
+    signing_digest: Digest,
     answer: Result<(), Reason>,
 }
 
@@ -70,6 +76,8 @@ impl Oracle {
             key,
             ledger,
             commit: Mutex::new(()),
+            root_cache: Mutex::new(None),
+            keys: crate::key_cache::KeyCache::new(1 << 20),
         })
     }
 
@@ -124,9 +132,21 @@ impl Oracle {
         })
     }
 
+    /// The root certified for `t − 1`, which places the slots of window `t`.
     fn prev_root(&self, t: u64) -> Result<Digest, LedgerError> {
-        match t.checked_sub(1) {
-            Some(prev) => self.ledger.certified_root(prev),
+        let Some(prev) = t.checked_sub(1) else {
+            return Ok(Digest::ZERO);
+        };
+        let cached = *self.root_cache.lock().map_err(|_| LedgerError::Poisoned)?;
+        if let Some((_, root)) = cached.filter(|(ct, _)| *ct == prev) {
+            return Ok(root);
+        }
+        match self.ledger.certificate(prev)? {
+            Some(cert) => {
+                *self.root_cache.lock().map_err(|_| LedgerError::Poisoned)? =
+                    Some((prev, cert.summary.root));
+                Ok(cert.summary.root)
+            }
             None => Ok(Digest::ZERO),
         }
     }
@@ -139,7 +159,7 @@ impl Oracle {
         t: u64,
         j: u32,
         issued_at: Timestamp,
-    ) -> Result<(IssuedChallenge, hco_challenges::AnswerKey), Reason> {
+    ) -> Result<IssuedChallenge, Reason> {
         let id = record.register.body.id;
         let w_t = window_secret(&self.node_secret, t);
         let (config, generated) = derive_challenge(
@@ -162,11 +182,10 @@ impl Oracle {
             deadline: issued_at.saturating_add(config.deadline_ms),
             prompt_digest: Digest(generated.prompt.digest()),
         };
-        let issued = IssuedChallenge {
+        Ok(IssuedChallenge {
             challenge: SignedChallenge::new(&self.key, challenge),
             prompt: generated.prompt,
-        };
-        Ok((issued, generated.key))
+        })
     }
 
     /// Issues challenge `(id, t, j)` (DESIGN §5.1–5.2). A repeated request returns the same
@@ -180,15 +199,13 @@ impl Oracle {
             return Ok(Err(Reason::UnknownIdentity));
         };
         if let Some(existing) = self.ledger.issued(t, &id, j)? {
-            return Ok(self
-                .envelope(&record, t, j, existing.issued_at)
-                .map(|(c, _)| c));
+            return Ok(self.envelope(&record, t, j, existing.issued_at));
         }
         if let Err(reason) = self.params.check_slot(t, &id, &self.prev_root(t)?, now) {
             return Ok(Err(reason));
         }
         let issued = match self.envelope(&record, t, j, now) {
-            Ok((issued, _)) => issued,
+            Ok(issued) => issued,
             Err(reason) => return Ok(Err(reason)),
         };
         let fresh = IssuedRecord {
@@ -202,14 +219,16 @@ impl Oracle {
             Ok(Ok(issued))
         } else {
             // Another request for the same (id, t, j) won the race: return its challenge.
-            Ok(self.envelope(&record, t, j, kept.issued_at).map(|(c, _)| c))
+            Ok(self.envelope(&record, t, j, kept.issued_at))
         }
     }
 
     fn check_request(&self, req: &SignedRequest, now: Timestamp) -> Outcome<ChallengeRequestParts> {
         let b = &req.body;
         let checks = || -> Result<ChallengeRequestParts, Reason> {
-            req.check_signature()?;
+            // Parsing the key here also warms the cache for the response that follows.
+            let key = self.keys.get(&b.id).ok_or(Reason::BadIdentitySignature)?;
+            req.check_signature_with(&key)?;
             let current = self.params.window_at(now)?;
             if b.t != current {
                 return Err(Reason::WrongWindow { t: b.t, current });
@@ -259,16 +278,18 @@ impl Oracle {
         let digests: Vec<(usize, Digest)> = results
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| c.as_ref().ok().map(|c| (i, c.response.signing_digest())))
+            .filter_map(|(i, c)| c.as_ref().ok().map(|c| (i, c.signing_digest)))
+            .collect();
+        let keys: Vec<_> = digests
+            .iter()
+            .map(|(i, _)| self.keys.get(&responses[*i].challenge.challenge.id))
             .collect();
         let items: Vec<_> = digests
             .iter()
-            .map(|(i, d)| {
-                let r = &responses[*i];
-                (&r.challenge.challenge.id.0, d, &r.sig)
-            })
+            .zip(&keys)
+            .map(|((i, d), key)| (key.as_ref(), d, &responses[*i].sig))
             .collect();
-        for ((i, _), ok) in digests.iter().zip(sign::verify_many(&items)) {
+        for ((i, _), ok) in digests.iter().zip(sign::verify_many_parsed(&items)) {
             if !ok {
                 results[*i] = Err(Reason::BadIdentitySignature);
             }
@@ -312,7 +333,7 @@ impl Oracle {
                 let (indices, acceptances): (Vec<usize>, Vec<Acceptance>) =
                     entries.into_iter().unzip();
                 let sealed = seal_batch(&self.key, t, acceptances);
-                self.ledger.insert_acceptances(&sealed)?;
+                self.ledger.insert_checked(&sealed)?;
                 for (i, s) in indices.into_iter().zip(sealed) {
                     out[i] = Some(Ok(s));
                     accepted_at.push(i);
@@ -346,9 +367,10 @@ impl Oracle {
             }));
         }
         let issued = self.ledger.issued(c.t, &c.id, c.j)?;
+        let challenge_id = c.challenge_id();
         let matches = issued
             .as_ref()
-            .is_some_and(|rec| rec.sig == r.challenge.sig && rec.challenge_id == c.challenge_id());
+            .is_some_and(|rec| rec.sig == r.challenge.sig && rec.challenge_id == challenge_id);
         if !matches {
             return Ok(Err(match r.challenge.check_signature() {
                 Ok(()) => Reason::UnknownChallenge,
@@ -397,12 +419,19 @@ impl Oracle {
             }));
         }
         // 7. The answer against the regenerated key (reported after signature and replay).
-        let answer = match self.envelope(&record, c.t, c.j, c.issued_at) {
-            Ok((_, key)) => family.verify(&key, &r.answer).map_err(Reason::Answer),
-            Err(reason) => Err(reason),
-        };
+        // The envelope matched our record, so only the answer key is needed: no re-signing.
+        let w_t = window_secret(&self.node_secret, c.t);
+        let class = record.register.body.class;
+        let answer =
+            match derive_challenge(&self.params, &self.registry, &w_t, class, &c.id, c.t, c.j) {
+                Ok((_, generated)) => family
+                    .verify(&generated.key, &r.answer)
+                    .map_err(Reason::Answer),
+                Err(reason) => Err(reason),
+            };
         Ok(Ok(Checked {
             response: r,
+            signing_digest: Response::digest_for(&challenge_id, &r.answer),
             answer,
         }))
     }

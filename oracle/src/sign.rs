@@ -27,9 +27,10 @@ pub fn public_key(bytes: &[u8; 32]) -> Option<VerifyingKey> {
         .filter(|k| !k.is_weak())
 }
 
-/// Verifies one signature (strict: non-canonical encodings are refused).
+/// Verifies one signature (strict: non-canonical encodings and small-order keys or nonces are
+/// refused, so no separate weak-key check is needed).
 pub fn verify(signer: &[u8; 32], message: &Digest, sig: &Sig) -> bool {
-    public_key(signer).is_some_and(|key| {
+    VerifyingKey::from_bytes(signer).is_ok_and(|key| {
         key.verify_strict(&message.0, &Signature::from_bytes(&sig.0))
             .is_ok()
     })
@@ -37,9 +38,27 @@ pub fn verify(signer: &[u8; 32], message: &Digest, sig: &Sig) -> bool {
 
 /// Verifies many signatures: one batch verification when all are valid (the common case, about
 /// twice as fast per signature), falling back to one-by-one to find the bad ones.
+///
+/// The batch equation does not look for small-order components, so callers pass keys that were
+/// checked once already: identity keys are refused at registration if weak ([`public_key`]),
+/// committee keys come from configuration. The one-by-one fallback is strict.
 pub fn verify_many(items: &[(&[u8; 32], &Digest, &Sig)]) -> Vec<bool> {
+    let keys: Vec<Option<VerifyingKey>> = items
+        .iter()
+        .map(|(k, _, _)| VerifyingKey::from_bytes(k).ok())
+        .collect();
+    let parsed: Vec<_> = items
+        .iter()
+        .zip(&keys)
+        .map(|((_, m, s), k)| (k.as_ref(), *m, *s))
+        .collect();
+    verify_many_parsed(&parsed)
+}
+
+/// [`verify_many`] over keys already parsed (`None`: not a valid point, so never valid).
+pub fn verify_many_parsed(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> Vec<bool> {
     if items.len() >= 4 {
-        let keys: Option<Vec<VerifyingKey>> = items.iter().map(|(k, _, _)| public_key(k)).collect();
+        let keys: Option<Vec<VerifyingKey>> = items.iter().map(|(k, _, _)| k.copied()).collect();
         if let Some(keys) = keys {
             let messages: Vec<&[u8]> = items.iter().map(|(_, m, _)| &m.0[..]).collect();
             let sigs: Vec<Signature> = items
@@ -51,7 +70,15 @@ pub fn verify_many(items: &[(&[u8; 32], &Digest, &Sig)]) -> Vec<bool> {
             }
         }
     }
-    items.iter().map(|(k, m, s)| verify(k, m, s)).collect()
+    items
+        .iter()
+        .map(|(k, m, s)| {
+            k.is_some_and(|key| {
+                key.verify_strict(&m.0, &Signature::from_bytes(&s.0))
+                    .is_ok()
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -274,6 +274,18 @@ impl Ledger {
         Ok(fresh)
     }
 
+    /// Writes acceptances the caller has just checked to be absent under its commit lock
+    /// (the verification path), skipping the second lookup of [`Ledger::insert_acceptances`].
+    pub(crate) fn insert_checked(&self, batch: &[SealedAcceptance]) -> Result<(), LedgerError> {
+        let mut writes = sled::Batch::default();
+        for sealed in batch {
+            let c = sealed.acceptance.challenge();
+            writes.insert(&keys::window_id_index(c.t, &c.id, c.j)[..], sealed.encode());
+        }
+        self.accepted.apply_batch(writes)?;
+        Ok(())
+    }
+
     /// All acceptances of window `t`, in key order.
     pub fn acceptances(
         &self,

@@ -1,0 +1,4 @@
+//! The `hco` binary as a user runs it.
+#![allow(clippy::unwrap_used)]
+
+mod cli;

@@ -1,0 +1,61 @@
+//! The `hco sim` entry points as the binary calls them.
+
+use hco_sim::cli::{SimCommand, execute};
+use hco_sim::engine::EngineKind;
+
+#[test]
+fn run_writes_every_output_and_applies_measured_eps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    execute(SimCommand::Run {
+        scenario: crate::config("small.toml"),
+        out: out.clone(),
+        seed: Some(5),
+        engine: EngineKind::Aggregate,
+        eps_from: Some(crate::config("eps_measured.example.json")),
+        threads: 2,
+    })
+    .unwrap();
+    for f in hco_sim::report::FILES {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["seed"], 5);
+    assert_eq!(summary["eps_overrides"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        summary["scenario"]["families"]["visual_match"]["eps_auto"],
+        0.03
+    );
+}
+
+#[test]
+fn run_reports_a_bad_scenario() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(&bad, "[honest]\nparticipation = 3.0\n").unwrap();
+    let err = execute(SimCommand::Run {
+        scenario: bad,
+        out: tmp.path().join("out"),
+        seed: None,
+        engine: EngineKind::Aggregate,
+        eps_from: None,
+        threads: 1,
+    })
+    .unwrap_err();
+    assert!(
+        format!("{err:#}").contains("honest.participation"),
+        "{err:#}"
+    );
+}
+
+#[test]
+fn bench_runs_small() {
+    execute(SimCommand::Bench {
+        json: true,
+        identities: 20_000,
+        windows: 10,
+        threads: 2,
+    })
+    .unwrap();
+}

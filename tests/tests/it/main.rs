@@ -1,0 +1,4 @@
+//! Cross-crate integration tests.
+#![allow(clippy::unwrap_used)]
+
+mod crash;
