@@ -47,7 +47,15 @@ impl SignedReveal {
     }
 
     fn signing_digest(reveal: &Reveal) -> Digest {
-        sign::digest("hco reveal v1", &[&crate::codec::encode(reveal)])
+        sign::digest(
+            "hco reveal v1",
+            &[
+                &[reveal.version],
+                &reveal.t.to_be_bytes(),
+                &reveal.node.0,
+                &reveal.secret.0,
+            ],
+        )
     }
 
     /// Checks the signature and that the node is in the committee.

@@ -44,7 +44,16 @@ impl WindowSummary {
     }
 
     pub(crate) fn signing_digest(&self) -> Digest {
-        sign::digest("hco window summary v1", &[&crate::codec::encode(self)])
+        sign::digest(
+            "hco window summary v1",
+            &[
+                &[self.version],
+                &self.t.to_be_bytes(),
+                &self.root.0,
+                &self.count.to_be_bytes(),
+                &self.params.0,
+            ],
+        )
     }
 }
 

@@ -64,7 +64,18 @@ impl SignedRegister {
     }
 
     fn signing_digest(body: &Register) -> Digest {
-        sign::digest("hco register v1", &[&codec::encode(body)])
+        let passkey = body.passkey.as_deref().unwrap_or_default();
+        sign::digest(
+            "hco register v1",
+            &[
+                &[body.version],
+                &body.id.0,
+                body.class.as_str().as_bytes(),
+                &body.created_at.to_be_bytes(),
+                &[u8::from(body.passkey.is_some())],
+                passkey,
+            ],
+        )
     }
 
     /// Checks version, sizes, key and signature.
@@ -131,7 +142,15 @@ impl SignedRequest {
     }
 
     fn signing_digest(body: &ChallengeRequest) -> Digest {
-        sign::digest("hco challenge request v1", &[&codec::encode(body)])
+        sign::digest(
+            "hco challenge request v1",
+            &[
+                &[body.version],
+                &body.id.0,
+                &body.t.to_be_bytes(),
+                &body.j.to_be_bytes(),
+            ],
+        )
     }
 
     /// Checks version and signature.
@@ -181,7 +200,20 @@ pub struct Challenge {
 impl Challenge {
     /// The challenge id: the digest the issuer signs and the identity's response refers to.
     pub fn challenge_id(&self) -> Digest {
-        sign::digest("hco challenge id v1", &[&codec::encode(self)])
+        sign::digest(
+            "hco challenge id v1",
+            &[
+                &[self.version],
+                &self.issuer.0,
+                &self.id.0,
+                &self.t.to_be_bytes(),
+                &self.j.to_be_bytes(),
+                self.family.as_bytes(),
+                &self.issued_at.to_be_bytes(),
+                &self.deadline.to_be_bytes(),
+                &self.prompt_digest.0,
+            ],
+        )
     }
 }
 

@@ -1,5 +1,19 @@
 //! Signing and verification. Every signature covers a 32-byte BLAKE3 digest derived under a
 //! domain string, so a signature made for one message type is never valid for another.
+//!
+//! The signed bytes are spelled out field by field (not the binary codec), so a client in any
+//! language — a browser page, a chain contract — can rebuild them:
+//! `digest = BLAKE3.derive_key(domain, concat(len_u64_le(part) ‖ part for part in parts))`,
+//! integers big-endian, keys and digests raw 32 bytes, strings UTF-8:
+//!
+//! | message | domain | parts |
+//! |---|---|---|
+//! | registration | `hco register v1` | version u8, id, class (`human`/`agent`), created_at u64, has_passkey u8, passkey |
+//! | challenge request | `hco challenge request v1` | version u8, id, t u64, j u32 |
+//! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest |
+//! | response | `hco response v1` | challenge id, answer |
+//! | window summary | `hco window summary v1` | version u8, t u64, root, count u64, params digest |
+//! | reveal | `hco reveal v1` | version u8, t u64, node, secret |
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 

@@ -14,7 +14,9 @@ const MAX_RESPONSES: u64 = 200_000;
 const MAX_TIME: Duration = Duration::from_secs(60);
 
 fn main() -> anyhow::Result<()> {
-    let dir = std::env::args().nth(1).context("usage: ledger-writer DIR")?;
+    let dir = std::env::args()
+        .nth(1)
+        .context("usage: ledger-writer DIR")?;
     let node_key = testing::key(1);
     let params = testing::params_for(&[testing::node_id(&node_key)]);
     let ledger = Ledger::open(dir.as_ref(), params.digest())?;
@@ -34,7 +36,10 @@ fn main() -> anyhow::Result<()> {
             let issued = oracle
                 .issue(&SignedRequest::new(&key, 0, 0), now)?
                 .map_err(|r| anyhow::anyhow!("{r}"))?;
-            let family = oracle.registry().get(&issued.prompt.family).context("family")?;
+            let family = oracle
+                .registry()
+                .get(&issued.prompt.family)
+                .context("family")?;
             let answer = family.solve(&issued.prompt).context("solver")?;
             batch.push(Response::new(&key, issued.challenge, answer));
         }

@@ -23,7 +23,11 @@ fn acknowledged_acceptances_survive_sigkill() {
     }
     child.kill().unwrap(); // SIGKILL: no destructor, no final flush
     child.wait().unwrap();
-    assert!(acked.len() >= 1_000, "the writer stopped early after {} acks", acked.len());
+    assert!(
+        acked.len() >= 1_000,
+        "the writer stopped early after {} acks",
+        acked.len()
+    );
 
     let params = testing::params_for(&[testing::node_id(&testing::key(1))]);
     let ledger = Ledger::open(dir.path(), params.digest()).unwrap();
@@ -32,7 +36,10 @@ fn acknowledged_acceptances_survive_sigkill() {
         let t: u64 = parts.next().unwrap().parse().unwrap();
         let id: IdentityId = parts.next().unwrap().parse().unwrap();
         let j: u32 = parts.next().unwrap().parse().unwrap();
-        assert!(ledger.is_accepted(t, &id, j).unwrap(), "acknowledged {line} was lost");
+        assert!(
+            ledger.is_accepted(t, &id, j).unwrap(),
+            "acknowledged {line} was lost"
+        );
         let sealed = ledger.accepted(t, &id, j).unwrap().unwrap();
         sealed.check_seal().unwrap();
     }
