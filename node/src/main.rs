@@ -1,7 +1,17 @@
 //! `hco`: the Human Challenge Oracle node and its tools.
 
+mod api;
 mod bench;
+mod client;
+mod config;
+mod devnet;
+mod driver;
+mod http;
 mod keyfile;
+mod metrics;
+mod network;
+mod run;
+mod service;
 
 use std::path::PathBuf;
 
@@ -21,18 +31,37 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a committee node.
+    #[command(subcommand)]
+    Node(NodeCommand),
     /// Node signing keys.
     #[command(subcommand)]
     Keys(KeysCommand),
     /// Identity keys.
     #[command(subcommand)]
     Identity(IdentityCommand),
+    /// Talk to a node: register, solve, check proofs.
+    #[command(subcommand)]
+    Client(client::ClientCommand),
+    /// A local committee of nodes on 127.0.0.1.
+    #[command(subcommand)]
+    Devnet(devnet::DevnetCommand),
     /// Benchmarks that print JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// The Sybil-cost simulator: check the paper's bounds and price the attack.
     #[command(subcommand)]
     Sim(hco_sim::cli::SimCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum NodeCommand {
+    /// Run the node described by a config file (see configs/).
+    Run {
+        /// The config file.
+        #[arg(long)]
+        config: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,7 +105,8 @@ enum IdentityCommand {
 fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,libp2p_gossipsub=error,libp2p_kad=error")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -91,6 +121,13 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Node(NodeCommand::Run { config }) => {
+            let config = config::Config::load(&config)?;
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?
+                .block_on(run::run(config))
+        }
         Command::Keys(KeysCommand::Gen { out, force }) => {
             let key = keyfile::generate(&out, KeyKind::NodeKey, force)?;
             println!("{}", hex::encode(key.verifying_key().to_bytes()));
@@ -111,6 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", hex::encode(key.verifying_key().to_bytes()));
             Ok(())
         }
+        Command::Client(cmd) => client::run(cmd),
+        Command::Devnet(cmd) => devnet::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Sim(cmd) => hco_sim::cli::execute(cmd),
     }

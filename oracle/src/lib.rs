@@ -74,7 +74,7 @@ pub mod ledger;
 mod oracle;
 
 pub use audit::{AuditReport, Finding, SignedReveal, Violation};
-pub use bytes::{Digest, IdentityId, NodeId, Sig};
+pub use bytes::{Digest, IdentityId, NodeId, Sig, hex_bytes};
 pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowSummary};
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
 pub use hco_challenges::{Class, Prompt};

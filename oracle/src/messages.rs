@@ -37,6 +37,7 @@ pub struct Register {
     /// When the identity made the registration.
     pub created_at: Timestamp,
     /// A WebAuthn credential bound at registration (presence family), encoded by that family.
+    #[serde(default, with = "crate::bytes::hex_bytes_opt")]
     pub passkey: Option<Vec<u8>>,
 }
 
@@ -256,7 +257,8 @@ pub struct Response {
     pub version: u8,
     /// The challenge answered, as issued.
     pub challenge: SignedChallenge,
-    /// The answer, in the family's format.
+    /// The answer, in the family's format (hex in JSON).
+    #[serde(with = "crate::bytes::hex_bytes")]
     pub answer: Vec<u8>,
     /// The identity's signature over [`Response::signing_digest`].
     pub sig: Sig,

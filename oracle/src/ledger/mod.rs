@@ -189,6 +189,25 @@ impl Ledger {
         }
     }
 
+    /// Registrations with ids after `after`, in id order, at most `limit`.
+    pub fn identities_after(
+        &self,
+        after: Option<&IdentityId>,
+        limit: usize,
+    ) -> Result<Vec<SignedRegister>, LedgerError> {
+        let range = match after {
+            Some(id) => self.identities.range::<&[u8], _>((
+                std::ops::Bound::Excluded(&id.0[..]),
+                std::ops::Bound::Unbounded,
+            )),
+            None => self.identities.iter(),
+        };
+        range
+            .take(limit)
+            .map(|r| decode::<IdentityRecord>("identities", &r?.1).map(|rec| rec.register))
+            .collect()
+    }
+
     /// Number of registered identities.
     pub fn identity_count(&self) -> usize {
         self.identities.len()

@@ -1,0 +1,67 @@
+//! The JSON bodies of the HTTP API shared by the gateway and the client.
+
+use hco_oracle::{
+    IdentityId, MembershipProof, Prompt, SealedAcceptance, SignedChallenge, WindowCertificate,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A prompt as JSON: the family's payload parsed when it is JSON, hex otherwise.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PromptView {
+    /// Family.
+    pub family: String,
+    /// Instructions.
+    pub text: String,
+    /// The payload.
+    pub data: Value,
+}
+
+impl From<Prompt> for PromptView {
+    fn from(p: Prompt) -> Self {
+        let data =
+            serde_json::from_slice(&p.data).unwrap_or_else(|_| Value::String(hex::encode(&p.data)));
+        Self {
+            family: p.family,
+            text: p.text,
+            data,
+        }
+    }
+}
+
+/// The body of a successful `POST /v1/challenges`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ChallengeView {
+    /// The signed envelope to return with the answer.
+    pub challenge: SignedChallenge,
+    /// What to solve.
+    pub prompt: PromptView,
+}
+
+/// The body of a successful `POST /v1/responses`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct VerdictView {
+    /// `accepted`.
+    pub verdict: String,
+    /// Identity.
+    pub id: IdentityId,
+    /// Window.
+    pub window: u64,
+    /// Index.
+    pub j: u32,
+    /// Family.
+    pub family: String,
+    /// Receipt time at the issuer.
+    pub accepted_at: u64,
+    /// The sealed acceptance (evidence signed by the issuer).
+    pub acceptance: SealedAcceptance,
+}
+
+/// The body of `GET /v1/windows/{t}/proofs/{id}`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProofView {
+    /// The certificate.
+    pub certificate: WindowCertificate,
+    /// The membership proof.
+    pub proof: MembershipProof,
+}

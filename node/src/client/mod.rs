@@ -1,0 +1,224 @@
+//! `hco client …`: register an identity, solve this window's challenge, fetch and check a proof.
+//! Talks to any node's HTTP gateway; the node forwards to the assigned issuer.
+
+mod http;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use hco_challenges::{Class, Prompt, Registry};
+use hco_oracle::{
+    Clock, IdentityId, LightVerifier, NetworkParams, Response, SignedRegister, SignedRequest,
+    SystemClock,
+};
+use serde_json::{Value, json};
+
+pub use http::Gateway;
+
+use crate::api::{ChallengeView, ProofView, VerdictView};
+use crate::keyfile::{self, KeyKind};
+
+/// Client commands.
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Register an identity key with the network.
+    Register {
+        /// Node URL, e.g. http://127.0.0.1:8080.
+        #[arg(long)]
+        node: String,
+        /// Identity key file (hco identity new).
+        #[arg(long)]
+        key: PathBuf,
+        /// human or agent.
+        #[arg(long)]
+        class: Class,
+    },
+    /// Request this window's challenge, solve it, respond, and print the verdict as JSON.
+    Solve {
+        /// Node URL.
+        #[arg(long)]
+        node: String,
+        /// Identity key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// Challenge index within the window.
+        #[arg(long, default_value_t = 0)]
+        j: u32,
+        /// A command that reads the prompt as JSON on stdin and prints the answer on stdout.
+        /// Without it, the family's built-in solver is used where there is one.
+        #[arg(long)]
+        answer_cmd: Option<String>,
+    },
+    /// Fetch an identity's certificate and membership proof and check them offline.
+    Proof {
+        /// Node URL.
+        #[arg(long)]
+        node: String,
+        /// Identity id (hex).
+        #[arg(long)]
+        id: IdentityId,
+        /// Window.
+        #[arg(long)]
+        window: u64,
+        /// Network parameters JSON to trust (as served by GET /v1/params); by default they are
+        /// fetched from the node, which then is trusted for the committee keys.
+        #[arg(long)]
+        params: Option<PathBuf>,
+    },
+}
+
+/// Runs a client command.
+pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
+    match cmd {
+        ClientCommand::Register { node, key, class } => register(&node, &key, class),
+        ClientCommand::Solve {
+            node,
+            key,
+            j,
+            answer_cmd,
+        } => solve(&node, &key, j, answer_cmd.as_deref()),
+        ClientCommand::Proof {
+            node,
+            id,
+            window,
+            params,
+        } => proof(&node, &id, window, params),
+    }
+}
+
+fn register(node: &str, key: &std::path::Path, class: Class) -> anyhow::Result<()> {
+    let key = keyfile::read(key, KeyKind::IdentityKey)?;
+    let reg = SignedRegister::new(&key, class, SystemClock.now());
+    let reply = Gateway::new(node).post("/v1/identities", &reg)?;
+    match reply.into_result::<Value>() {
+        Ok(body) => println!("{body}"),
+        Err((code, message)) => bail!("registration refused: {code}: {message}"),
+    }
+    Ok(())
+}
+
+fn solve(
+    node: &str,
+    key: &std::path::Path,
+    j: u32,
+    answer_cmd: Option<&str>,
+) -> anyhow::Result<()> {
+    let key = keyfile::read(key, KeyKind::IdentityKey)?;
+    let id = IdentityId(key.verifying_key().to_bytes());
+    let gw = Gateway::new(node);
+    let window = gw.get(&format!("/v1/windows/current?id={id}"))?;
+    let t = window.body["t"]
+        .as_u64()
+        .context("the node did not report the current window")?;
+    let print_rejection = |code: &str, message: &str, family: Option<&str>| -> ! {
+        println!(
+            "{}",
+            json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j, "family": family })
+        );
+        std::process::exit(2)
+    };
+    let view: ChallengeView = match gw
+        .post("/v1/challenges", &SignedRequest::new(&key, t, j))?
+        .into_result()
+    {
+        Ok(v) => v,
+        Err((code, message)) => print_rejection(&code, &message, None),
+    };
+    let family = view.prompt.family.clone();
+    let answer = answer(&view, answer_cmd)?;
+    let response = Response::new(&key, view.challenge, answer);
+    match gw
+        .post("/v1/responses", &response)?
+        .into_result::<VerdictView>()
+    {
+        Ok(v) => println!(
+            "{}",
+            json!({ "verdict": v.verdict, "id": v.id, "window": v.window, "j": v.j, "family": v.family, "accepted_at": v.accepted_at })
+        ),
+        Err((code, message)) => print_rejection(&code, &message, Some(&family)),
+    }
+    Ok(())
+}
+
+fn answer(view: &ChallengeView, answer_cmd: Option<&str>) -> anyhow::Result<Vec<u8>> {
+    if let Some(cmd) = answer_cmd {
+        let mut child = Command::new("sh")
+            .args(["-c", cmd])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
+        let prompt =
+            serde_json::to_vec(&json!({ "challenge": view.challenge, "prompt": view.prompt }))?;
+        child.stdin.take().context("stdin")?.write_all(&prompt)?;
+        let out = child.wait_with_output()?;
+        if !out.status.success() {
+            bail!("--answer-cmd exited with {}", out.status);
+        }
+        return Ok(String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .as_bytes()
+            .to_vec());
+    }
+    let prompt = Prompt {
+        family: view.prompt.family.clone(),
+        text: view.prompt.text.clone(),
+        data: match &view.prompt.data {
+            Value::String(s) => hex::decode(s).unwrap_or_else(|_| s.as_bytes().to_vec()),
+            other => serde_json::to_vec(other)?,
+        },
+    };
+    let registry = Registry::builtin();
+    let family = registry.get(&prompt.family).with_context(|| {
+        format!(
+            "family `{}` is unknown to this client; pass --answer-cmd",
+            prompt.family
+        )
+    })?;
+    family.solve(&prompt).with_context(|| {
+        format!(
+            "family `{}` has no built-in solver; pass --answer-cmd",
+            prompt.family
+        )
+    })
+}
+
+fn proof(node: &str, id: &IdentityId, t: u64, params: Option<PathBuf>) -> anyhow::Result<()> {
+    let gw = Gateway::new(node);
+    let params: Value = match params {
+        Some(path) => serde_json::from_slice(
+            &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
+        )?,
+        None => gw.get("/v1/params")?.body,
+    };
+    let params: NetworkParams =
+        serde_json::from_value(params["params"].clone()).context("not a /v1/params document")?;
+    let view: ProofView = match gw
+        .get(&format!("/v1/windows/{t}/proofs/{id}"))?
+        .into_result()
+    {
+        Ok(v) => v,
+        Err((code, message)) => bail!("no proof: {code}: {message}"),
+    };
+    let verifier =
+        LightVerifier::new(params.committee.clone(), params.quorum).with_params(params.digest());
+    match verifier.verify_membership(&view.certificate, id, &view.proof) {
+        Ok(()) => {
+            println!(
+                "{}",
+                json!({ "valid": true, "id": id, "window": t, "root": view.certificate.summary.root, "signers": view.certificate.signatures.len(), "active": view.certificate.summary.count })
+            );
+            Ok(())
+        }
+        Err(e) => {
+            println!(
+                "{}",
+                json!({ "valid": false, "code": e.code(), "message": e.to_string() })
+            );
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The node's configuration file (TOML). One struct per section, every field documented and
+//! defaulted; durations are humantime strings (`"20s"`, `"5m"`). The `[network]` section must be
+//! identical on every committee node: its digest is compared when peers meet.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use hco_oracle::{FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode};
+use serde::{Deserialize, Serialize};
+
+/// The whole file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Keys and data.
+    pub node: NodeSection,
+    /// The HTTP gateway.
+    pub http: HttpSection,
+    /// The libp2p swarm.
+    pub p2p: P2pSection,
+    /// Storage.
+    pub ledger: LedgerSection,
+    /// Network parameters, identical on every committee node.
+    pub network: NetworkSection,
+}
+
+/// `[node]`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NodeSection {
+    /// The node's signing key (also its libp2p identity); created on first start if missing.
+    pub key_file: PathBuf,
+    /// The ledger directory.
+    pub data_dir: PathBuf,
+}
+
+impl Default for NodeSection {
+    fn default() -> Self {
+        Self {
+            key_file: "data/node.key".into(),
+            data_dir: "data/ledger".into(),
+        }
+    }
+}
+
+/// `[http]`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpSection {
+    /// Listen address of the gateway.
+    pub listen: SocketAddr,
+    /// Largest request body accepted.
+    pub max_body_bytes: usize,
+    /// Time limit of one request.
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: Duration,
+    /// Test and devnet only: `POST /admin/peers/{node}/block|unblock` edits the libp2p block list.
+    pub admin: bool,
+}
+
+impl Default for HttpSection {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            max_body_bytes: 64 * 1024,
+            request_timeout: Duration::from_secs(10),
+            admin: false,
+        }
+    }
+}
+
+/// `[p2p]`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct P2pSection {
+    /// Listen multiaddrs.
+    pub listen: Vec<String>,
+    /// Peers to dial at start, as multiaddrs ending in `/p2p/<peer id>`.
+    pub bootstrap: Vec<String>,
+    /// Also listen and dial over QUIC (needs the `quic` build feature).
+    pub quic: bool,
+    /// Most established connections.
+    pub max_connections: u32,
+    /// Most established connections per peer.
+    pub max_connections_per_peer: u32,
+    /// Largest gossip message.
+    pub max_message_bytes: usize,
+}
+
+impl Default for P2pSection {
+    fn default() -> Self {
+        Self {
+            listen: vec!["/ip4/127.0.0.1/tcp/0".into()],
+            bootstrap: Vec::new(),
+            quic: false,
+            max_connections: 128,
+            max_connections_per_peer: 2,
+            max_message_bytes: 1 << 20,
+        }
+    }
+}
+
+/// `[ledger]`
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LedgerSection {
+    /// Windows of records kept; older ones are pruned (identities are kept).
+    pub retention_windows: u64,
+    /// Closed windows a restarted node catches up on.
+    pub catch_up_windows: u64,
+}
+
+impl Default for LedgerSection {
+    fn default() -> Self {
+        Self {
+            retention_windows: 10_000,
+            catch_up_windows: 16,
+        }
+    }
+}
+
+/// One enabled family.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilySection {
+    /// Registry name.
+    pub name: String,
+    /// Response deadline after issue.
+    #[serde(with = "humantime_serde")]
+    pub deadline: Duration,
+    /// Family-defined hardness.
+    pub difficulty: u32,
+}
+
+/// `[network]`: what every committee node must share.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetworkSection {
+    /// Start of window 0 (RFC 3339).
+    #[serde(with = "humantime_serde")]
+    pub genesis: SystemTime,
+    /// Window length.
+    #[serde(with = "humantime_serde")]
+    pub window: Duration,
+    /// Answers to a window's challenges are accepted until its end plus this.
+    #[serde(with = "humantime_serde")]
+    pub grace: Duration,
+    /// Challenges per identity per window (`k`).
+    pub challenges_per_window: u32,
+    /// Accepted solves that make an identity active (`r`).
+    pub solves_required: u32,
+    /// `open`, `global` or `staggered`.
+    pub slot_mode: SlotMode,
+    /// Slot length for `global` and `staggered`.
+    #[serde(with = "humantime_serde")]
+    pub slot: Duration,
+    /// Enabled families.
+    pub families: Vec<FamilySection>,
+    /// Lifecycle thresholds in missed windows.
+    pub lifecycle: LifecycleParams,
+    /// Committee node ids (hex). Empty: this node alone (a development setup).
+    pub committee: Vec<String>,
+    /// Matching summaries needed for a certificate (0: a majority of the committee).
+    pub quorum: u32,
+    /// Issuers after the assigned one that may serve a request.
+    pub issuer_fallback: u32,
+    /// Allowed clock difference for registration timestamps.
+    #[serde(with = "humantime_serde")]
+    pub max_clock_skew: Duration,
+}
+
+impl Default for NetworkSection {
+    fn default() -> Self {
+        Self {
+            genesis: UNIX_EPOCH + Duration::from_secs(1_767_225_600), // 2026-01-01T00:00:00Z
+            window: Duration::from_secs(60),
+            grace: Duration::from_secs(20),
+            challenges_per_window: 2,
+            solves_required: 1,
+            slot_mode: SlotMode::Open,
+            slot: Duration::ZERO,
+            families: vec![
+                FamilySection {
+                    name: "proof_of_work".into(),
+                    deadline: Duration::from_secs(10),
+                    difficulty: 12,
+                },
+                FamilySection {
+                    name: "arithmetic_reasoning".into(),
+                    deadline: Duration::from_secs(15),
+                    difficulty: 3,
+                },
+            ],
+            lifecycle: LifecycleParams::default(),
+            committee: Vec::new(),
+            quorum: 0,
+            issuer_fallback: 0,
+            max_clock_skew: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Config {
+    /// Reads and parses a config file; relative paths in it are relative to the file.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "cannot read config {}; see configs/ for examples",
+                path.display()
+            )
+        })?;
+        let mut config: Config =
+            toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        for p in [&mut config.node.key_file, &mut config.node.data_dir] {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
+        Ok(config)
+    }
+
+    /// Writes the config as TOML.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        std::fs::write(path, toml::to_string_pretty(self)?)
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+impl NetworkSection {
+    /// The protocol parameters, with `me` as the committee when none is configured.
+    pub fn params(&self, me: NodeId) -> anyhow::Result<NetworkParams> {
+        let committee: Vec<NodeId> = if self.committee.is_empty() {
+            vec![me]
+        } else {
+            self.committee
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    s.parse()
+                        .map_err(|e| anyhow::anyhow!("network.committee[{i}]: {e}"))
+                })
+                .collect::<anyhow::Result<_>>()?
+        };
+        let n = committee.len() as u32;
+        let genesis = self
+            .genesis
+            .duration_since(UNIX_EPOCH)
+            .context("network.genesis must be after 1970")?;
+        let params = NetworkParams {
+            genesis_ms: ms(genesis),
+            window_ms: ms(self.window),
+            grace_ms: ms(self.grace),
+            challenges_per_window: self.challenges_per_window,
+            solves_required: self.solves_required,
+            slot_mode: self.slot_mode,
+            slot_ms: ms(self.slot),
+            families: self
+                .families
+                .iter()
+                .map(|f| FamilyConfig {
+                    name: f.name.clone(),
+                    deadline_ms: ms(f.deadline),
+                    difficulty: f.difficulty,
+                })
+                .collect(),
+            lifecycle: self.lifecycle,
+            quorum: if self.quorum == 0 {
+                n / 2 + 1
+            } else {
+                self.quorum
+            },
+            committee,
+            issuer_fallback: self.issuer_fallback,
+            max_clock_skew_ms: ms(self.max_clock_skew),
+        };
+        if !params.committee.contains(&me) {
+            bail!(
+                "this node ({me}) is not in network.committee; add its id (hco keys show) or use another key"
+            );
+        }
+        Ok(params)
+    }
+}

@@ -1,0 +1,244 @@
+//! `hco devnet up|down`: a local committee on 127.0.0.1, each node its own process, keys,
+//! config and ledger under one directory. Short windows and `proof_of_work` for agent identities,
+//! so a whole round trip works with no person.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use serde::{Deserialize, Serialize};
+
+use crate::client::Gateway;
+use crate::config::{Config, FamilySection};
+use crate::keyfile::{self, KeyKind};
+
+/// Devnet commands.
+#[derive(Debug, Subcommand)]
+pub enum DevnetCommand {
+    /// Create and start a local committee in the background; prints each node's HTTP URL.
+    Up {
+        /// Committee size.
+        #[arg(long, default_value_t = 4)]
+        nodes: usize,
+        /// Directory for keys, configs, ledgers and logs.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Window length (at most 30 s is sensible for a devnet).
+        #[arg(long, default_value = "20s", value_parser = humantime::parse_duration)]
+        window: Duration,
+        /// Enable the test-only admin endpoints (peer block list).
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Stop the devnet started in DIR.
+    Down {
+        /// The devnet directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+}
+
+/// What `up` records in `DIR/devnet.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DevnetNode {
+    /// Node id (hex).
+    pub node: String,
+    /// HTTP URL.
+    pub http: String,
+    /// Config file.
+    pub config: PathBuf,
+    /// Process id.
+    pub pid: u32,
+}
+
+/// Runs a devnet command.
+pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
+    match cmd {
+        DevnetCommand::Up {
+            nodes,
+            dir,
+            window,
+            admin,
+        } => {
+            let nodes = up(&dir, nodes, window, admin)?;
+            for n in &nodes {
+                println!("{}", n.http);
+            }
+            Ok(())
+        }
+        DevnetCommand::Down { dir } => down(&dir),
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Writes configs for `n` nodes into `dir` and starts them.
+pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result<Vec<DevnetNode>> {
+    if !(1..=16).contains(&n) {
+        bail!("--nodes must be in 1..=16");
+    }
+    if dir.join("devnet.json").exists() {
+        bail!(
+            "{} already holds a devnet; run `hco devnet down --dir {}` first or choose another --dir",
+            dir.display(),
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let dir = dir.canonicalize()?;
+    let mut keys = Vec::new();
+    for i in 0..n {
+        let path = dir.join(format!("node{i}.key"));
+        let key = if path.exists() {
+            keyfile::read(&path, KeyKind::NodeKey)?
+        } else {
+            keyfile::generate(&path, KeyKind::NodeKey, false)?
+        };
+        keys.push((path, key));
+    }
+    let ports: Vec<(u16, u16)> = (0..n)
+        .map(|_| Ok((free_port()?, free_port()?)))
+        .collect::<anyhow::Result<_>>()?;
+    let peer_addr = |i: usize| -> anyhow::Result<String> {
+        let peer = crate::network::keypair(&keys[i].1)?.public().to_peer_id();
+        Ok(format!("/ip4/127.0.0.1/tcp/{}/p2p/{peer}", ports[i].1))
+    };
+    let committee: Vec<String> = keys
+        .iter()
+        .map(|(_, k)| hex::encode(k.verifying_key().to_bytes()))
+        .collect();
+    // Genesis a little in the past, on a whole second, shared by all nodes.
+    let now = SystemTime::now_from_epoch_secs()?;
+    let mut network = crate::config::NetworkSection {
+        genesis: SystemTime::UNIX_EPOCH + Duration::from_secs(now),
+        window,
+        grace: (window / 3).max(Duration::from_secs(3)),
+        committee: committee.clone(),
+        ..Default::default()
+    };
+    let deadline = (network.grace - Duration::from_secs(1)).max(Duration::from_secs(2));
+    network.families = vec![
+        FamilySection {
+            name: "proof_of_work".into(),
+            deadline,
+            difficulty: 8,
+        },
+        FamilySection {
+            name: "arithmetic_reasoning".into(),
+            deadline,
+            difficulty: 3,
+        },
+    ];
+    let mut out = Vec::new();
+    for i in 0..n {
+        let mut config = Config::default();
+        config.node.key_file = keys[i].0.clone();
+        config.node.data_dir = dir.join(format!("node{i}"));
+        config.http.listen = ([127, 0, 0, 1], ports[i].0).into();
+        config.http.admin = admin;
+        config.p2p.listen = vec![format!("/ip4/127.0.0.1/tcp/{}", ports[i].1)];
+        config.p2p.bootstrap = (0..n)
+            .filter(|j| *j != i)
+            .map(peer_addr)
+            .collect::<anyhow::Result<_>>()?;
+        config.network = network.clone();
+        let path = dir.join(format!("node{i}.toml"));
+        config.save(&path)?;
+        let pid = spawn(&path, &dir.join(format!("node{i}.log")))?;
+        out.push(DevnetNode {
+            node: committee[i].clone(),
+            http: format!("http://127.0.0.1:{}", ports[i].0),
+            config: path,
+            pid,
+        });
+    }
+    std::fs::write(dir.join("devnet.json"), serde_json::to_vec_pretty(&out)?)?;
+    for node in &out {
+        wait_healthy(&node.http, Duration::from_secs(20))?;
+    }
+    Ok(out)
+}
+
+/// Starts `hco node run --config PATH` in the background, logging to `log`.
+pub fn spawn(config: &Path, log: &Path) -> anyhow::Result<u32> {
+    let exe = std::env::current_exe()?;
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["node", "run", "--config"])
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(log_file.try_clone()?)
+        .stderr(log_file);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    Ok(cmd.spawn().context("cannot start a node process")?.id())
+}
+
+fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
+    let gw = Gateway::new(url);
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if gw.get("/healthz").is_ok_and(|r| r.status == 200) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!(
+        "the node at {url} did not become healthy in {limit:?}; see its log in the devnet directory"
+    )
+}
+
+fn signal(pid: u32, sig: &str) -> bool {
+    Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn alive(pid: u32) -> bool {
+    signal(pid, "-0")
+}
+
+/// Stops every node of the devnet in `dir` (SIGTERM, then SIGKILL after 10 s).
+pub fn down(dir: &Path) -> anyhow::Result<()> {
+    let path = dir.join("devnet.json");
+    let nodes: Vec<DevnetNode> = serde_json::from_slice(
+        &std::fs::read(&path)
+            .with_context(|| format!("no devnet in {} (missing devnet.json)", dir.display()))?,
+    )?;
+    for n in &nodes {
+        signal(n.pid, "-TERM");
+    }
+    let start = Instant::now();
+    while nodes.iter().any(|n| alive(n.pid)) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for n in nodes.iter().filter(|n| alive(n.pid)) {
+        signal(n.pid, "-KILL");
+    }
+    std::fs::remove_file(&path)?;
+    println!("devnet in {} stopped", dir.display());
+    Ok(())
+}
+
+trait NowSecs {
+    fn now_from_epoch_secs() -> anyhow::Result<u64>;
+}
+
+impl NowSecs for SystemTime {
+    #[allow(clippy::disallowed_methods)] // the devnet's genesis is set from the wall clock
+    fn now_from_epoch_secs() -> anyhow::Result<u64> {
+        Ok(SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)?
+            .as_secs())
+    }
+}

@@ -1,0 +1,191 @@
+//! The window driver: after each window closes it reconciles with the committee, signs and
+//! gossips this node's summary, reveals the window secret, fetches missing certificates, audits
+//! revealed windows and prunes old ones. A restarted node catches up on recent windows the same
+//! way.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hco_oracle::{IdentityId, codec};
+use tokio_util::sync::CancellationToken;
+
+use crate::network::protocol::{MAX_FETCH, ReconcileReply, ReconcileRpc, Topic};
+use crate::service::{Node, SETTLE};
+
+/// Options of the driver.
+#[derive(Debug, Clone, Copy)]
+pub struct DriverOptions {
+    /// Windows of records kept.
+    pub retention_windows: u64,
+    /// Closed windows caught up on at start.
+    pub catch_up_windows: u64,
+}
+
+/// Runs until shutdown.
+pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: CancellationToken) {
+    let params = node.oracle.params().clone();
+    // Start from the windows closed recently: a restarted node catches up on them.
+    let first_open = params.window_at(node.now()).unwrap_or(0);
+    let mut next = first_open.saturating_sub(options.catch_up_windows);
+    let mut synced_registry = false;
+    loop {
+        let now = node.now();
+        if !synced_registry {
+            synced_registry = sync_registry(&node).await;
+        }
+        while params.closes_at(next) + SETTLE.as_millis() as u64 <= now {
+            close_window(&node, next, options.retention_windows).await;
+            next += 1;
+        }
+        // Windows whose certificate has not formed yet: ask peers, re-gossip our summary.
+        for t in next.saturating_sub(3)..next {
+            complete_certificate(&node, t).await;
+        }
+        let wake = params.closes_at(next) + SETTLE.as_millis() as u64;
+        let sleep = Duration::from_millis(wake.saturating_sub(node.now()).clamp(200, 2_000));
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            _ = tokio::time::sleep(sleep) => {}
+        }
+    }
+}
+
+async fn sync_registry(node: &Arc<Node>) -> bool {
+    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
+    for (_, peer) in node.other_members() {
+        if !connected.contains(&peer) {
+            continue;
+        }
+        match node.sync_identities(peer).await {
+            Ok(n) => {
+                if n > 0 {
+                    tracing::info!(added = n, "registry synchronised from a peer");
+                }
+                return true;
+            }
+            Err(e) => tracing::debug!(error = %e, "registry sync failed"),
+        }
+    }
+    // Alone (single node or no peer yet): nothing to copy now, try again next round.
+    node.other_members().is_empty()
+}
+
+/// Reconciles window `t` with every reachable committee member, then summarizes and reveals.
+async fn close_window(node: &Arc<Node>, t: u64, retention: u64) {
+    let fetched = reconcile(node, t).await;
+    let now = node.now();
+    let summary = {
+        let oracle = node.oracle.clone();
+        tokio::task::spawn_blocking(move || oracle.summarize(t, now)).await
+    };
+    match summary {
+        Ok(Ok(Ok(signed))) => {
+            tracing::info!(t, count = signed.summary.count, root = %signed.summary.root, fetched, "window summarized");
+            node.metrics.last_summarized_window.set(t as i64);
+            node.metrics
+                .active_identities
+                .set(signed.summary.count as i64);
+            node.net.publish(Topic::Summary, codec::encode(&signed));
+        }
+        Ok(Ok(Err(reason))) => tracing::warn!(t, %reason, "window not summarized"),
+        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while summarizing"),
+        Err(e) => tracing::error!(t, error = %e, "summary task failed"),
+    }
+    let oracle = node.oracle.clone();
+    if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
+        node.net.publish(Topic::Reveal, codec::encode(&reveal));
+    }
+    prune(node, t, retention).await;
+}
+
+/// Fetches from each connected committee member the acceptances of `t` this node lacks.
+async fn reconcile(node: &Arc<Node>, t: u64) -> usize {
+    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
+    let mut fetched = 0;
+    for (_, peer) in node.other_members() {
+        if !connected.contains(&peer) {
+            continue;
+        }
+        let Ok(ReconcileReply::Keys(theirs)) =
+            node.net.reconcile(peer, ReconcileRpc::Keys { t }).await
+        else {
+            continue;
+        };
+        let oracle = node.oracle.clone();
+        let ours: HashSet<(IdentityId, u32)> =
+            match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
+                Ok(Ok(keys)) => keys.into_iter().collect(),
+                _ => continue,
+            };
+        let missing: Vec<_> = theirs.into_iter().filter(|k| !ours.contains(k)).collect();
+        for chunk in missing.chunks(MAX_FETCH) {
+            let request = ReconcileRpc::Fetch {
+                t,
+                keys: chunk.to_vec(),
+            };
+            let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await
+            else {
+                break;
+            };
+            let oracle = node.oracle.clone();
+            match tokio::task::spawn_blocking(move || oracle.record_remote(&batch)).await {
+                Ok(Ok(Ok(n))) => fetched += n,
+                Ok(Ok(Err(reason))) => {
+                    tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
+                }
+                other => tracing::error!(t, ?other, "recording reconciled acceptances failed"),
+            }
+        }
+    }
+    fetched
+}
+
+/// For a closed window without certificate: ask peers for theirs, and re-gossip our summary.
+async fn complete_certificate(node: &Arc<Node>, t: u64) {
+    let oracle = node.oracle.clone();
+    let state = tokio::task::spawn_blocking(move || {
+        let ledger = oracle.ledger();
+        let cert = ledger.certificate(t).ok().flatten();
+        let mine = ledger
+            .summaries(t)
+            .ok()
+            .and_then(|all| all.into_iter().find(|s| s.signer == oracle.node_id()));
+        (cert, mine)
+    })
+    .await;
+    let Ok((cert, mine)) = state else { return };
+    if let Some(cert) = cert {
+        node.metrics
+            .last_certified_window
+            .set(cert.summary.t as i64);
+        return;
+    }
+    if let Some(mine) = mine {
+        node.net.publish(Topic::Summary, codec::encode(&mine));
+    }
+    for peer in node.net.peers().await {
+        if let Ok(crate::network::protocol::CertReply(Some(cert))) = node.net.cert(peer, t).await {
+            let oracle = node.oracle.clone();
+            if let Ok(Ok(Ok(()))) =
+                tokio::task::spawn_blocking(move || oracle.add_certificate(&cert)).await
+            {
+                node.metrics.last_certified_window.set(t as i64);
+                return;
+            }
+        }
+    }
+}
+
+async fn prune(node: &Arc<Node>, closed: u64, retention: u64) {
+    if closed < retention {
+        return;
+    }
+    let before = closed - retention;
+    let oracle = node.oracle.clone();
+    if let Ok(Err(e)) =
+        tokio::task::spawn_blocking(move || oracle.ledger().prune_before(before)).await
+    {
+        tracing::error!(error = %e, "pruning failed");
+    }
+}

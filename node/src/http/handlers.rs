@@ -1,0 +1,284 @@
+//! The gateway's handlers.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use hco_oracle::{
+    Class, IdentityId, LightVerifier, Response, SignedRegister, SignedRequest, SignedReveal,
+    WindowCertificate,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{ApiError, AppState};
+use crate::api::{ChallengeView, ProofView, VerdictView};
+use crate::network::protocol::ChallengeReply;
+
+type ApiResult<T> = Result<T, ApiError>;
+
+fn parse_id(s: &str) -> ApiResult<IdentityId> {
+    s.parse()
+        .map_err(|e: String| ApiError::new("bad_request", e))
+}
+
+async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&hco_oracle::Oracle) -> Result<T, hco_oracle::LedgerError> + Send + 'static,
+) -> ApiResult<T> {
+    let oracle = state.node.oracle.clone();
+    tokio::task::spawn_blocking(move || f(&oracle))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)
+}
+
+pub async fn register(
+    State(state): State<AppState>,
+    body: Result<Json<SignedRegister>, JsonRejection>,
+) -> ApiResult<impl IntoResponse> {
+    let Json(reg) = body?;
+    let record = state.node.register(reg).await?.map_err(ApiError::from)?;
+    let body = json!({
+        "id": record.register.body.id,
+        "class": record.register.body.class,
+        "registered_window": record.window,
+    });
+    Ok((StatusCode::CREATED, Json(body)))
+}
+
+pub async fn challenge(
+    State(state): State<AppState>,
+    body: Result<Json<SignedRequest>, JsonRejection>,
+) -> ApiResult<Json<ChallengeView>> {
+    let Json(req) = body?;
+    match state.node.issue(req).await? {
+        ChallengeReply::Issued { challenge, prompt } => Ok(Json(ChallengeView {
+            challenge,
+            prompt: prompt.into(),
+        })),
+        ChallengeReply::Rejected(r) => Err(r.into()),
+        ChallengeReply::Accepted(_) => Err(ApiError::internal(
+            "issuer answered a request with an acceptance",
+        )),
+    }
+}
+
+pub async fn respond(
+    State(state): State<AppState>,
+    body: Result<Json<Response>, JsonRejection>,
+) -> ApiResult<Json<VerdictView>> {
+    let Json(response) = body?;
+    match state.node.respond(response).await? {
+        ChallengeReply::Accepted(sealed) => {
+            let c = sealed.acceptance.challenge().clone();
+            Ok(Json(VerdictView {
+                verdict: "accepted".into(),
+                id: c.id,
+                window: c.t,
+                j: c.j,
+                family: c.family,
+                accepted_at: sealed.acceptance.accepted_at,
+                acceptance: *sealed,
+            }))
+        }
+        ChallengeReply::Rejected(r) => Err(r.into()),
+        ChallengeReply::Issued { .. } => Err(ApiError::internal(
+            "issuer answered a response with a challenge",
+        )),
+    }
+}
+
+pub async fn identity(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = parse_id(&id)?;
+    let now = state.node.now();
+    let (record, status) = blocking(&state, move |o| {
+        let record = o.ledger().identity(&id)?;
+        Ok((record, o.status(&id, now)?))
+    })
+    .await?;
+    let record = record
+        .ok_or_else(|| ApiError::new("unknown_identity", "the identity is not registered"))?;
+    let status = status.map_err(ApiError::from)?;
+    Ok(Json(json!({
+        "id": id,
+        "class": record.register.body.class,
+        "registered_window": record.window,
+        "status": status.status,
+        "last_active": status.last_active,
+        "missed": status.missed,
+        "active_until": status.active_until,
+    })))
+}
+
+pub async fn params(State(state): State<AppState>) -> Json<Value> {
+    let p = state.node.oracle.params();
+    Json(json!({ "digest": p.digest(), "params": p }))
+}
+
+#[derive(Deserialize)]
+pub struct CurrentQuery {
+    id: Option<String>,
+}
+
+pub async fn current_window(
+    State(state): State<AppState>,
+    Query(q): Query<CurrentQuery>,
+) -> ApiResult<Json<Value>> {
+    let p = state.node.oracle.params().clone();
+    let now = state.node.now();
+    let t = p.window_at(now).map_err(ApiError::from)?;
+    let id =
+        q.id.as_deref()
+            .map(parse_id)
+            .transpose()?
+            .unwrap_or(IdentityId([0; 32]));
+    let prev = t.checked_sub(1);
+    let prev_root = match prev {
+        Some(prev) => blocking(&state, move |o| o.ledger().certified_root(prev)).await?,
+        None => hco_oracle::Digest::ZERO,
+    };
+    let slot = p.slot(t, &id, &prev_root);
+    Ok(Json(json!({
+        "t": t,
+        "now": now,
+        "start": p.window_start(t),
+        "end": p.window_end(t),
+        "closes_at": p.closes_at(t),
+        "slot_mode": p.slot_mode,
+        "slot": { "start": slot.start, "end": slot.end },
+        "challenges_per_window": p.challenges_per_window,
+        "solves_required": p.solves_required,
+        "params_digest": p.digest(),
+    })))
+}
+
+pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiResult<Json<Value>> {
+    let p = state.node.oracle.params().clone();
+    let r = p.solves_required;
+    let (active, summaries, cert) = blocking(&state, move |o| {
+        let l = o.ledger();
+        Ok((
+            l.active_set(t, r)?.len(),
+            l.summaries(t)?,
+            l.certificate(t)?,
+        ))
+    })
+    .await?;
+    Ok(Json(json!({
+        "t": t,
+        "start": p.window_start(t),
+        "end": p.window_end(t),
+        "closes_at": p.closes_at(t),
+        "closed": state.node.now() >= p.closes_at(t),
+        "active_count_local": active,
+        "summaries": summaries.iter().map(|s| json!({"signer": s.signer, "root": s.summary.root, "count": s.summary.count})).collect::<Vec<_>>(),
+        "certified": cert.is_some(),
+        "certificate_root": cert.map(|c| c.summary.root),
+    })))
+}
+
+pub async fn certificate(
+    State(state): State<AppState>,
+    Path(t): Path<u64>,
+) -> ApiResult<Json<WindowCertificate>> {
+    blocking(&state, move |o| o.ledger().certificate(t))
+        .await?
+        .map(Json)
+        .ok_or_else(|| {
+            ApiError::new(
+                "no_certificate",
+                format!("window {t} has no certificate (yet)"),
+            )
+        })
+}
+
+pub async fn proof(
+    State(state): State<AppState>,
+    Path((t, id)): Path<(u64, String)>,
+) -> ApiResult<Json<ProofView>> {
+    let id = parse_id(&id)?;
+    let found = blocking(&state, move |o| o.membership(t, &id)).await?;
+    let (certificate, proof) = found.ok_or_else(|| {
+        ApiError::new(
+            "not_active",
+            format!("no certified proof that {id} was active in window {t}"),
+        )
+    })?;
+    // Never serve a proof that does not verify.
+    let p = state.node.oracle.params();
+    LightVerifier::new(p.committee.clone(), p.quorum)
+        .verify_membership(&certificate, &id, &proof)
+        .map_err(ApiError::internal)?;
+    Ok(Json(ProofView { certificate, proof }))
+}
+
+pub async fn reveals(
+    State(state): State<AppState>,
+    Path(t): Path<u64>,
+) -> ApiResult<Json<Vec<SignedReveal>>> {
+    Ok(Json(
+        blocking(&state, move |o| o.ledger().reveals(t)).await?,
+    ))
+}
+
+pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
+    let now = state.node.now();
+    let p = state.node.oracle.params();
+    Json(json!({
+        "status": "ok",
+        "node": state.node.oracle.node_id(),
+        "window": p.window_at(now).ok(),
+        "peers": state.node.net.peers().await.len(),
+        "classes": [Class::Human, Class::Agent],
+    }))
+}
+
+pub async fn metrics(State(state): State<AppState>) -> ApiResult<impl IntoResponse> {
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &state.registry)
+        .map_err(ApiError::internal)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    ))
+}
+
+async fn admin_peer(state: &AppState, node: &str) -> ApiResult<libp2p::PeerId> {
+    let node: hco_oracle::NodeId = node
+        .parse()
+        .map_err(|e: String| ApiError::new("bad_request", e))?;
+    state
+        .node
+        .peer_of(&node)
+        .ok_or_else(|| ApiError::new("not_found", format!("{node} is not a committee member")))
+}
+
+pub async fn block(
+    State(state): State<AppState>,
+    Path(node): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let peer = admin_peer(&state, &node).await?;
+    state.node.net.block(peer).await;
+    Ok(Json(json!({ "blocked": node })))
+}
+
+pub async fn unblock(
+    State(state): State<AppState>,
+    Path(node): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let peer = admin_peer(&state, &node).await?;
+    state.node.net.unblock(peer).await;
+    Ok(Json(json!({ "unblocked": node })))
+}
+
+pub async fn not_found() -> ApiError {
+    ApiError::new("not_found", "no such endpoint; see /openapi.json")
+}

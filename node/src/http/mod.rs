@@ -1,0 +1,58 @@
+//! The HTTP gateway: `fn router(state) -> Router`, JSON in and out, errors as `{code, message}`.
+//! Testable without a socket through `tower::ServiceExt::oneshot`.
+
+mod error;
+mod handlers;
+mod openapi;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use tower_http::timeout::TimeoutLayer;
+
+pub use error::ApiError;
+
+use crate::service::Node;
+
+/// What handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The node.
+    pub node: Arc<Node>,
+    /// The metrics registry, for `/metrics`.
+    pub registry: Arc<prometheus_client::registry::Registry>,
+}
+
+/// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.
+pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: bool) -> Router {
+    let mut router = Router::new();
+    if admin {
+        router = router
+            .route("/admin/peers/{node}/block", post(handlers::block))
+            .route("/admin/peers/{node}/unblock", post(handlers::unblock));
+    }
+    router
+        .route("/v1/identities", post(handlers::register))
+        .route("/v1/identities/{id}", get(handlers::identity))
+        .route("/v1/challenges", post(handlers::challenge))
+        .route("/v1/responses", post(handlers::respond))
+        .route("/v1/params", get(handlers::params))
+        .route("/v1/windows/current", get(handlers::current_window))
+        .route("/v1/windows/{t}", get(handlers::window))
+        .route("/v1/windows/{t}/certificate", get(handlers::certificate))
+        .route("/v1/windows/{t}/proofs/{id}", get(handlers::proof))
+        .route("/v1/windows/{t}/reveals", get(handlers::reveals))
+        .route("/healthz", get(handlers::healthz))
+        .route("/metrics", get(handlers::metrics))
+        .route("/openapi.json", get(openapi::document))
+        .fallback(handlers::not_found)
+        .layer(DefaultBodyLimit::max(max_body_bytes))
+        .layer(TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
+        .with_state(state)
+}

@@ -1,0 +1,120 @@
+//! The OpenAPI 3.1 document of the gateway, served at `/openapi.json`.
+
+use axum::Json;
+use serde_json::{Value, json};
+
+fn error_response(description: &str) -> Value {
+    json!({ "description": description, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } })
+}
+
+fn ok(description: &str, schema: &str) -> Value {
+    json!({ "description": description, "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } } })
+}
+
+fn hex(len: usize) -> Value {
+    json!({ "type": "string", "pattern": format!("^[0-9a-f]{{{}}}$", 2 * len) })
+}
+
+fn path_param(name: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "schema": schema })
+}
+
+/// The document.
+pub fn spec() -> Value {
+    let t = path_param("t", json!({ "type": "integer", "minimum": 0 }));
+    let id = path_param("id", hex(32));
+    let errors = |extra: &[(&str, &str)]| {
+        let mut m = serde_json::Map::new();
+        m.insert(
+            "400".into(),
+            error_response("malformed request (code: malformed, bad_identity_signature, …)"),
+        );
+        for (status, what) in extra {
+            m.insert((*status).into(), error_response(what));
+        }
+        m.insert("500".into(), error_response("internal failure"));
+        m
+    };
+    let mut register = errors(&[
+        ("409", "class_conflict"),
+        ("422", "registration_from_future"),
+    ]);
+    register.insert("201".into(), ok("registered (idempotent)", "Registered"));
+    let mut challenge = errors(&[
+        ("404", "unknown_identity"),
+        (
+            "422",
+            "wrong_window, outside_slot, before_genesis, no_family_for_class",
+        ),
+        ("503", "issuer_unreachable"),
+    ]);
+    challenge.insert(
+        "200".into(),
+        ok(
+            "the challenge (the same on a repeated request)",
+            "Challenge",
+        ),
+    );
+    let mut respond = errors(&[
+        ("404", "unknown_identity, unknown_challenge"),
+        ("409", "already_accepted"),
+        (
+            "422",
+            "challenge_expired, wrong_window, outside_slot, wrong_class, answer_mismatch, …",
+        ),
+        ("503", "issuer_unreachable, overloaded"),
+    ]);
+    respond.insert(
+        "200".into(),
+        ok("accepted and durable at the issuer", "Verdict"),
+    );
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Human Challenge Oracle node",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Identity registration, per-window challenges and responses, window certificates and membership proofs. Every error is {code, message} with a stable code. Byte strings are lower-case hex. Signed bytes are documented in the oracle crate (module sign)."
+        },
+        "paths": {
+            "/v1/identities": { "post": { "summary": "Register an identity (self-signed)", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRegister" } } } }, "responses": register } },
+            "/v1/identities/{id}": { "get": { "summary": "Lifecycle status of an identity", "parameters": [id.clone()], "responses": { "200": ok("status", "IdentityStatus"), "404": error_response("unknown_identity") } } },
+            "/v1/challenges": { "post": { "summary": "Request challenge (id, t, j); forwarded to the assigned issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRequest" } } } }, "responses": challenge } },
+            "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
+            "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": { "description": "parameters" } } } },
+            "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": { "description": "window" } } } },
+            "/v1/windows/{t}": { "get": { "summary": "A window: times, summaries, certificate state", "parameters": [t.clone()], "responses": { "200": { "description": "window" } } } },
+            "/v1/windows/{t}/certificate": { "get": { "summary": "The quorum certificate of a window", "parameters": [t.clone()], "responses": { "200": ok("certificate", "WindowCertificate"), "404": error_response("no_certificate") } } },
+            "/v1/windows/{t}/proofs/{id}": { "get": { "summary": "Certificate and membership proof of an identity", "parameters": [t.clone(), id], "responses": { "200": ok("proof", "Proof"), "404": error_response("not_active") } } },
+            "/v1/windows/{t}/reveals": { "get": { "summary": "Window secrets revealed by issuers", "parameters": [t], "responses": { "200": { "description": "signed reveals" } } } },
+            "/healthz": { "get": { "summary": "Liveness", "responses": { "200": { "description": "ok" } } } },
+            "/metrics": { "get": { "summary": "Prometheus metrics (OpenMetrics text)", "responses": { "200": { "description": "metrics", "content": { "application/openmetrics-text": {} } } } } },
+            "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI" } } } }
+        },
+        "components": { "schemas": {
+            "Error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string" }, "message": { "type": "string" } } },
+            "SignedRegister": { "type": "object", "required": ["body", "sig"], "properties": {
+                "body": { "type": "object", "required": ["version", "id", "class", "created_at"], "properties": {
+                    "version": { "type": "integer", "const": 1 }, "id": hex(32), "class": { "enum": ["human", "agent"] },
+                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "passkey": { "type": ["string", "null"] } } },
+                "sig": hex(64) } },
+            "Registered": { "type": "object", "properties": { "id": hex(32), "class": { "enum": ["human", "agent"] }, "registered_window": { "type": "integer" } } },
+            "IdentityStatus": { "type": "object", "properties": { "status": { "enum": ["pending", "active", "lapsed", "suspended", "retired"] }, "last_active": { "type": ["integer", "null"] }, "missed": { "type": "integer" }, "active_until": { "type": ["integer", "null"] } } },
+            "SignedRequest": { "type": "object", "required": ["body", "sig"], "properties": {
+                "body": { "type": "object", "required": ["version", "id", "t", "j"], "properties": { "version": { "type": "integer", "const": 1 }, "id": hex(32), "t": { "type": "integer" }, "j": { "type": "integer" } } },
+                "sig": hex(64) } },
+            "SignedChallenge": { "type": "object", "required": ["challenge", "sig"], "properties": {
+                "challenge": { "type": "object", "properties": { "version": { "type": "integer" }, "issuer": hex(32), "id": hex(32), "t": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "issued_at": { "type": "integer" }, "deadline": { "type": "integer" }, "prompt_digest": hex(32) } },
+                "sig": hex(64) } },
+            "Challenge": { "type": "object", "properties": { "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } },
+            "Response": { "type": "object", "required": ["version", "challenge", "answer", "sig"], "properties": { "version": { "type": "integer", "const": 1 }, "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "answer": { "type": "string", "description": "hex of the answer bytes" }, "sig": hex(64) } },
+            "Verdict": { "type": "object", "properties": { "verdict": { "const": "accepted" }, "id": hex(32), "window": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "accepted_at": { "type": "integer" }, "acceptance": { "type": "object" } } },
+            "WindowCertificate": { "type": "object", "properties": { "summary": { "type": "object", "properties": { "version": { "type": "integer" }, "t": { "type": "integer" }, "root": hex(32), "count": { "type": "integer" }, "params": hex(32) } }, "signatures": { "type": "array", "items": { "type": "array", "prefixItems": [hex(32), hex(64)] } } } },
+            "Proof": { "type": "object", "properties": { "certificate": { "$ref": "#/components/schemas/WindowCertificate" }, "proof": { "type": "object", "properties": { "id": hex(32), "path": { "type": "object", "properties": { "index": { "type": "integer" }, "leaf_count": { "type": "integer" }, "siblings": { "type": "array", "items": hex(32) } } } } } } }
+        } }
+    })
+}
+
+/// `GET /openapi.json`
+pub async fn document() -> Json<Value> {
+    Json(spec())
+}

@@ -1,0 +1,161 @@
+//! Prometheus metrics: one registry built at start and passed explicitly to each component.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// Labels of a family-scoped counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FamilyLabel {
+    /// The challenge family.
+    pub family: String,
+}
+
+/// Labels of a rejection.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RejectLabel {
+    /// The stable reason code.
+    pub reason: String,
+    /// The family, or `none` when unknown.
+    pub family: String,
+}
+
+/// Labels of a gossip validation result.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct GossipLabel {
+    /// registry, acceptance, summary, reveal.
+    pub topic: String,
+    /// accept, reject or ignore.
+    pub result: String,
+}
+
+/// Labels of a dropped message.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DropLabel {
+    /// Where it was dropped.
+    pub queue: String,
+}
+
+/// Every metric of the node.
+pub struct Metrics {
+    /// Challenges issued.
+    pub issued: Family<FamilyLabel, Counter>,
+    /// Responses accepted.
+    pub accepted: Family<FamilyLabel, Counter>,
+    /// Requests and responses rejected, by reason and family.
+    pub rejected: Family<RejectLabel, Counter>,
+    /// Seconds from receipt of a response to its durable verdict.
+    pub verify_latency: Histogram,
+    /// Identities active in the last summarized window.
+    pub active_identities: Gauge,
+    /// The last window summarized.
+    pub last_summarized_window: Gauge,
+    /// The last window with a certificate.
+    pub last_certified_window: Gauge,
+    /// Connected peers.
+    pub peers: Gauge,
+    /// Gossip messages validated, by topic and result.
+    pub gossip: Family<GossipLabel, Counter>,
+    /// Messages dropped because a bounded queue was full.
+    pub dropped: Family<DropLabel, Counter>,
+    /// Peers disconnected and blocked for misbehaviour.
+    pub peers_banned: Counter,
+    /// Audit findings in revealed windows.
+    pub audit_findings: Counter,
+}
+
+impl Metrics {
+    /// Creates the metrics and registers them under `hco_`.
+    pub fn new(registry: &mut Registry) -> Self {
+        let m = Self {
+            issued: Family::default(),
+            accepted: Family::default(),
+            rejected: Family::default(),
+            verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
+            active_identities: Gauge::default(),
+            last_summarized_window: Gauge::default(),
+            last_certified_window: Gauge::default(),
+            peers: Gauge::default(),
+            gossip: Family::default(),
+            dropped: Family::default(),
+            peers_banned: Counter::default(),
+            audit_findings: Counter::default(),
+        };
+        let r = registry.sub_registry_with_prefix("hco");
+        r.register("challenges_issued", "Challenges issued", m.issued.clone());
+        r.register(
+            "responses_accepted",
+            "Responses accepted",
+            m.accepted.clone(),
+        );
+        r.register(
+            "rejections",
+            "Requests and responses rejected, by reason code and family",
+            m.rejected.clone(),
+        );
+        r.register(
+            "verify_latency_seconds",
+            "Time from receipt of a response to its durable verdict",
+            m.verify_latency.clone(),
+        );
+        r.register(
+            "active_identities",
+            "Identities active in the last summarized window",
+            m.active_identities.clone(),
+        );
+        r.register(
+            "last_summarized_window",
+            "The last window this node summarized",
+            m.last_summarized_window.clone(),
+        );
+        r.register(
+            "last_certified_window",
+            "The last window with a quorum certificate",
+            m.last_certified_window.clone(),
+        );
+        r.register("peers", "Connected libp2p peers", m.peers.clone());
+        r.register(
+            "gossip_validations",
+            "Gossip messages validated, by topic and result",
+            m.gossip.clone(),
+        );
+        r.register(
+            "dropped_messages",
+            "Messages dropped because a bounded queue was full",
+            m.dropped.clone(),
+        );
+        r.register(
+            "peers_banned",
+            "Peers disconnected and blocked for misbehaviour",
+            m.peers_banned.clone(),
+        );
+        r.register(
+            "audit_findings",
+            "Acceptances found invalid when auditing revealed windows",
+            m.audit_findings.clone(),
+        );
+        m
+    }
+
+    /// Counts a rejection.
+    pub fn reject(&self, reason: &str, family: Option<&str>) {
+        self.rejected
+            .get_or_create(&RejectLabel {
+                reason: reason.into(),
+                family: family.unwrap_or("none").into(),
+            })
+            .inc();
+    }
+
+    /// Counts a dropped message.
+    pub fn drop_in(&self, queue: &str) {
+        self.dropped
+            .get_or_create(&DropLabel {
+                queue: queue.into(),
+            })
+            .inc();
+    }
+}

@@ -1,0 +1,421 @@
+//! The task that owns the swarm: one `select!` over swarm events and commands.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use libp2p::multiaddr::Protocol;
+use libp2p::request_response::{self, OutboundRequestId, ResponseChannel};
+use libp2p::swarm::SwarmEvent;
+use libp2p::{Multiaddr, PeerId, Swarm, gossipsub, identify, identity, kad};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::behaviour::{Behaviour, BehaviourEvent};
+use super::protocol::{CertReply, ChallengeReply, ReconcileReply, Topic};
+use super::{Command, NetworkEvent, RpcError, Validation};
+use crate::config::P2pSection;
+use crate::metrics::{GossipLabel, Metrics};
+
+/// Rejected gossip messages after which a peer is disconnected and blocked.
+const MAX_STRIKES: u32 = 5;
+
+type Pending<T> = HashMap<OutboundRequestId, oneshot::Sender<Result<T, RpcError>>>;
+
+/// Owns the swarm; run it with [`EventLoop::run`].
+pub struct EventLoop {
+    swarm: Swarm<Behaviour>,
+    commands: mpsc::Receiver<Command>,
+    events: mpsc::Sender<NetworkEvent>,
+    metrics: Arc<Metrics>,
+    params_digest: String,
+    bootstrap: Vec<Multiaddr>,
+    next_inbound: u64,
+    challenge_in: HashMap<u64, ResponseChannel<ChallengeReply>>,
+    reconcile_in: HashMap<u64, ResponseChannel<ReconcileReply>>,
+    cert_in: HashMap<u64, ResponseChannel<CertReply>>,
+    challenge_out: Pending<ChallengeReply>,
+    reconcile_out: Pending<ReconcileReply>,
+    cert_out: Pending<CertReply>,
+    strikes: HashMap<PeerId, u32>,
+}
+
+fn build_swarm(
+    key: identity::Keypair,
+    config: &P2pSection,
+    behaviour: Behaviour,
+) -> anyhow::Result<Swarm<Behaviour>> {
+    let tcp = libp2p::tcp::Config::default().nodelay(true);
+    let builder = libp2p::SwarmBuilder::with_existing_identity(key)
+        .with_tokio()
+        .with_tcp(
+            tcp,
+            libp2p::noise::Config::new,
+            libp2p::yamux::Config::default,
+        )?;
+    let swarm_config =
+        |c: libp2p::swarm::Config| c.with_idle_connection_timeout(Duration::from_secs(120));
+    if config.quic {
+        #[cfg(feature = "quic")]
+        {
+            return Ok(builder
+                .with_quic()
+                .with_behaviour(|_| behaviour)?
+                .with_swarm_config(swarm_config)
+                .build());
+        }
+        #[cfg(not(feature = "quic"))]
+        anyhow::bail!("p2p.quic = true needs a build with `--features quic`");
+    }
+    Ok(builder
+        .with_behaviour(|_| behaviour)?
+        .with_swarm_config(swarm_config)
+        .build())
+}
+
+impl EventLoop {
+    pub(super) fn new(
+        key: identity::Keypair,
+        config: &P2pSection,
+        params_digest: String,
+        commands: mpsc::Receiver<Command>,
+        events: mpsc::Sender<NetworkEvent>,
+        metrics: Arc<Metrics>,
+    ) -> anyhow::Result<Self> {
+        let behaviour = Behaviour::new(&key, config, &params_digest)?;
+        let mut swarm = build_swarm(key, config, behaviour)?;
+        swarm.behaviour_mut().kad.set_mode(Some(kad::Mode::Server));
+        for addr in &config.listen {
+            let addr: Multiaddr = addr
+                .parse()
+                .map_err(|e| anyhow::anyhow!("p2p.listen `{addr}`: {e}"))?;
+            swarm.listen_on(addr.clone()).map_err(|e| {
+                anyhow::anyhow!("cannot listen on {addr}: {e}; choose another p2p.listen address")
+            })?;
+        }
+        let bootstrap = config
+            .bootstrap
+            .iter()
+            .map(|a| {
+                a.parse()
+                    .map_err(|e| anyhow::anyhow!("p2p.bootstrap `{a}`: {e}"))
+            })
+            .collect::<anyhow::Result<Vec<Multiaddr>>>()?;
+        Ok(Self {
+            swarm,
+            commands,
+            events,
+            metrics,
+            params_digest,
+            bootstrap,
+            next_inbound: 0,
+            challenge_in: HashMap::new(),
+            reconcile_in: HashMap::new(),
+            cert_in: HashMap::new(),
+            challenge_out: HashMap::new(),
+            reconcile_out: HashMap::new(),
+            cert_out: HashMap::new(),
+            strikes: HashMap::new(),
+        })
+    }
+
+    /// Runs until `shutdown` is cancelled or every client handle is dropped.
+    pub async fn run(mut self, shutdown: CancellationToken) {
+        self.dial_bootstrap();
+        let mut redial = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                event = self.swarm.select_next_some() => self.on_swarm_event(event),
+                command = self.commands.recv() => match command {
+                    Some(command) => self.on_command(command),
+                    None => break,
+                },
+                _ = redial.tick() => self.dial_bootstrap(),
+            }
+        }
+        tracing::info!("network stopped");
+    }
+
+    /// Dials the bootstrap peers that are not connected (also how a restarted peer is found).
+    fn dial_bootstrap(&mut self) {
+        for addr in self.bootstrap.clone() {
+            let Some(Protocol::P2p(peer)) = addr.iter().last() else {
+                continue;
+            };
+            if peer == *self.swarm.local_peer_id() || self.swarm.is_connected(&peer) {
+                continue;
+            }
+            self.swarm
+                .behaviour_mut()
+                .kad
+                .add_address(&peer, addr.clone());
+            if let Err(e) = self.swarm.dial(addr.clone()) {
+                tracing::debug!(%addr, error = %e, "dial failed");
+            }
+        }
+    }
+
+    fn emit(&mut self, event: NetworkEvent, queue: &str) -> bool {
+        match self.events.try_send(event) {
+            Ok(()) => true,
+            Err(_) => {
+                self.metrics.drop_in(queue);
+                false
+            }
+        }
+    }
+
+    fn inbound_id(&mut self) -> u64 {
+        self.next_inbound += 1;
+        self.next_inbound
+    }
+
+    fn on_swarm_event(&mut self, event: SwarmEvent<BehaviourEvent>) {
+        match event {
+            SwarmEvent::NewListenAddr { address, .. } => {
+                let full = address
+                    .clone()
+                    .with(Protocol::P2p(*self.swarm.local_peer_id()));
+                tracing::info!(address = %full, "p2p listening");
+                self.emit(NetworkEvent::Listening(full), "events");
+            }
+            SwarmEvent::ConnectionEstablished { peer_id, .. } => {
+                tracing::debug!(%peer_id, "connected");
+                self.metrics
+                    .peers
+                    .set(self.swarm.connected_peers().count() as i64);
+            }
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                num_established,
+                ..
+            } => {
+                if num_established == 0 {
+                    tracing::debug!(%peer_id, "disconnected");
+                }
+                self.metrics
+                    .peers
+                    .set(self.swarm.connected_peers().count() as i64);
+            }
+            SwarmEvent::Behaviour(event) => self.on_behaviour_event(event),
+            _ => {}
+        }
+    }
+
+    fn on_behaviour_event(&mut self, event: BehaviourEvent) {
+        match event {
+            BehaviourEvent::Gossipsub(gossipsub::Event::Message {
+                propagation_source,
+                message_id,
+                message,
+            }) => {
+                let Some(topic) = Topic::from_name(message.topic.as_str()) else {
+                    self.report(&message_id, &propagation_source, None, Validation::Reject);
+                    return;
+                };
+                let event = NetworkEvent::Gossip {
+                    topic,
+                    data: message.data,
+                    id: message_id.clone(),
+                    source: propagation_source,
+                };
+                if !self.emit(event, "gossip") {
+                    self.report(
+                        &message_id,
+                        &propagation_source,
+                        Some(topic),
+                        Validation::Ignore,
+                    );
+                }
+            }
+            BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                let theirs = info.agent_version.split("params=").nth(1).unwrap_or("");
+                if info.protocol_version != super::behaviour::PROTOCOL_VERSION
+                    || theirs != self.params_digest
+                {
+                    tracing::warn!(%peer_id, agent = %info.agent_version, "peer runs other network parameters; disconnecting");
+                    self.ban(peer_id);
+                    return;
+                }
+                for addr in info.listen_addrs {
+                    self.swarm.behaviour_mut().kad.add_address(&peer_id, addr);
+                }
+            }
+            BehaviourEvent::Challenge(event) => {
+                if let Some((channel, request)) = inbound(event, &mut self.challenge_out) {
+                    let id = self.inbound_id();
+                    self.challenge_in.insert(id, channel);
+                    self.emit(NetworkEvent::Challenge { id, request }, "rpc");
+                }
+            }
+            BehaviourEvent::Reconcile(event) => {
+                if let Some((channel, request)) = inbound(event, &mut self.reconcile_out) {
+                    let id = self.inbound_id();
+                    self.reconcile_in.insert(id, channel);
+                    self.emit(NetworkEvent::Reconcile { id, request }, "rpc");
+                }
+            }
+            BehaviourEvent::Cert(event) => {
+                if let Some((channel, request)) = inbound(event, &mut self.cert_out) {
+                    let id = self.inbound_id();
+                    self.cert_in.insert(id, channel);
+                    self.emit(NetworkEvent::Cert { id, request }, "rpc");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn report(
+        &mut self,
+        id: &gossipsub::MessageId,
+        source: &PeerId,
+        topic: Option<Topic>,
+        result: Validation,
+    ) {
+        let acceptance = match result {
+            Validation::Accept => gossipsub::MessageAcceptance::Accept,
+            Validation::Reject => gossipsub::MessageAcceptance::Reject,
+            Validation::Ignore => gossipsub::MessageAcceptance::Ignore,
+        };
+        self.swarm
+            .behaviour_mut()
+            .gossipsub
+            .report_message_validation_result(id, source, acceptance);
+        let label = GossipLabel {
+            topic: topic.map(Topic::label).unwrap_or("unknown").into(),
+            result: format!("{result:?}").to_lowercase(),
+        };
+        self.metrics.gossip.get_or_create(&label).inc();
+        if result == Validation::Reject {
+            let strikes = self.strikes.entry(*source).or_default();
+            *strikes += 1;
+            if *strikes >= MAX_STRIKES {
+                tracing::warn!(peer = %source, "peer sent {MAX_STRIKES} invalid gossip messages; disconnecting");
+                self.ban(*source);
+            }
+        }
+    }
+
+    fn ban(&mut self, peer: PeerId) {
+        self.swarm.behaviour_mut().blocked.block_peer(peer);
+        let _ = self.swarm.disconnect_peer_id(peer);
+        self.metrics.peers_banned.inc();
+    }
+
+    fn on_command(&mut self, command: Command) {
+        let b = self.swarm.behaviour_mut();
+        match command {
+            Command::Publish { topic, data } => {
+                if let Err(e) = b
+                    .gossipsub
+                    .publish(gossipsub::IdentTopic::new(topic.name()), data)
+                {
+                    // No peers yet (a single node) or a duplicate: reconciliation covers it.
+                    tracing::debug!(topic = topic.label(), error = %e, "publish skipped");
+                }
+            }
+            Command::Validate {
+                id,
+                source,
+                result,
+                topic,
+            } => self.report(&id, &source, Some(topic), result),
+            Command::Challenge {
+                peer,
+                request,
+                reply,
+            } => {
+                let id = b.challenge.send_request(&peer, request);
+                self.challenge_out.insert(id, reply);
+            }
+            Command::Reconcile {
+                peer,
+                request,
+                reply,
+            } => {
+                let id = b.reconcile.send_request(&peer, request);
+                self.reconcile_out.insert(id, reply);
+            }
+            Command::Cert {
+                peer,
+                request,
+                reply,
+            } => {
+                let id = b.cert.send_request(&peer, request);
+                self.cert_out.insert(id, reply);
+            }
+            Command::ReplyChallenge { id, reply } => {
+                if let Some(channel) = self.challenge_in.remove(&id) {
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .challenge
+                        .send_response(channel, reply);
+                }
+            }
+            Command::ReplyReconcile { id, reply } => {
+                if let Some(channel) = self.reconcile_in.remove(&id) {
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .reconcile
+                        .send_response(channel, reply);
+                }
+            }
+            Command::ReplyCert { id, reply } => {
+                if let Some(channel) = self.cert_in.remove(&id) {
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .cert
+                        .send_response(channel, reply);
+                }
+            }
+            Command::Peers { reply } => {
+                let _ = reply.send(self.swarm.connected_peers().copied().collect());
+            }
+            Command::Block { peer } => {
+                b.blocked.block_peer(peer);
+                let _ = self.swarm.disconnect_peer_id(peer);
+            }
+            Command::Unblock { peer } => {
+                b.blocked.unblock_peer(peer);
+            }
+        }
+    }
+}
+
+/// Handles a request-response event: completes outbound requests, returns inbound ones.
+fn inbound<Req, Resp>(
+    event: request_response::Event<Req, Resp>,
+    pending: &mut Pending<Resp>,
+) -> Option<(ResponseChannel<Resp>, Req)> {
+    match event {
+        request_response::Event::Message { message, .. } => match message {
+            request_response::Message::Request {
+                request, channel, ..
+            } => Some((channel, request)),
+            request_response::Message::Response {
+                request_id,
+                response,
+            } => {
+                if let Some(tx) = pending.remove(&request_id) {
+                    let _ = tx.send(Ok(response));
+                }
+                None
+            }
+        },
+        request_response::Event::OutboundFailure {
+            request_id, error, ..
+        } => {
+            if let Some(tx) = pending.remove(&request_id) {
+                let _ = tx.send(Err(RpcError::Failed(error.to_string())));
+            }
+            None
+        }
+        _ => None,
+    }
+}

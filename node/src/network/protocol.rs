@@ -1,0 +1,152 @@
+//! What nodes say to each other: gossip topics and the request-response protocols.
+//! Gossip payloads use the oracle's size-limited binary codec; request-response uses CBOR with
+//! size limits set on the codec.
+
+use hco_oracle::{
+    IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedRegister, SignedRequest,
+    WindowCertificate,
+};
+use serde::{Deserialize, Serialize};
+
+/// The gossip topics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// Identity registrations ([`SignedRegister`]).
+    Registry,
+    /// Sealed acceptances, a batch per message (`Vec<SealedAcceptance>`).
+    Acceptance,
+    /// Signed window summaries.
+    Summary,
+    /// Revealed window secrets.
+    Reveal,
+}
+
+impl Topic {
+    /// Every topic.
+    pub const ALL: [Topic; 4] = [
+        Topic::Registry,
+        Topic::Acceptance,
+        Topic::Summary,
+        Topic::Reveal,
+    ];
+
+    /// The gossipsub topic name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Topic::Registry => "hco/registry/1",
+            Topic::Acceptance => "hco/acceptance/1",
+            Topic::Summary => "hco/summary/1",
+            Topic::Reveal => "hco/reveal/1",
+        }
+    }
+
+    /// A short label for logs and metrics.
+    pub fn label(self) -> &'static str {
+        match self {
+            Topic::Registry => "registry",
+            Topic::Acceptance => "acceptance",
+            Topic::Summary => "summary",
+            Topic::Reveal => "reveal",
+        }
+    }
+
+    /// The topic of a gossipsub topic name.
+    pub fn from_name(name: &str) -> Option<Topic> {
+        Topic::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// A protocol rejection carried over the wire: the stable code and a readable message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// Stable snake_case code.
+    pub code: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl From<&hco_oracle::Reason> for Rejection {
+    fn from(r: &hco_oracle::Reason) -> Self {
+        Self {
+            code: r.code().into(),
+            message: r.to_string(),
+        }
+    }
+}
+
+/// `/hco/challenge/1`: challenge requests and responses from libp2p-native clients, and
+/// forwarding from a gateway node to the assigned issuer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ChallengeRpc {
+    /// Issue `(id, t, j)`.
+    Issue(SignedRequest),
+    /// Verify a response.
+    Respond(Box<Response>),
+}
+
+/// Replies on `/hco/challenge/1`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ChallengeReply {
+    /// The issued challenge.
+    Issued {
+        /// Envelope.
+        challenge: SignedChallenge,
+        /// Prompt.
+        prompt: Prompt,
+    },
+    /// The acceptance (durable at the issuer).
+    Accepted(Box<SealedAcceptance>),
+    /// A rejection.
+    Rejected(Rejection),
+}
+
+/// `/hco/reconcile/1`: a window's acceptances and the registry between nodes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ReconcileRpc {
+    /// The `(id, j)` accepted in window `t`.
+    Keys {
+        /// Window.
+        t: u64,
+    },
+    /// These acceptances of window `t`.
+    Fetch {
+        /// Window.
+        t: u64,
+        /// Keys wanted (at most [`MAX_FETCH`]).
+        keys: Vec<(IdentityId, u32)>,
+    },
+    /// Registrations with ids after `after`, in id order.
+    Identities {
+        /// Exclusive lower bound.
+        after: Option<IdentityId>,
+        /// At most this many (capped at [`MAX_FETCH`]).
+        limit: u32,
+    },
+}
+
+/// Replies on `/hco/reconcile/1`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ReconcileReply {
+    /// Accepted keys.
+    Keys(Vec<(IdentityId, u32)>),
+    /// Acceptances.
+    Acceptances(Vec<SealedAcceptance>),
+    /// Registrations.
+    Identities(Vec<SignedRegister>),
+    /// A rejection.
+    Rejected(Rejection),
+}
+
+/// `/hco/cert/1`: the certificate of a window.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CertRpc {
+    /// Window.
+    pub t: u64,
+}
+
+/// Reply on `/hco/cert/1`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CertReply(pub Option<WindowCertificate>);
+
+/// Most items asked for or returned in one reconciliation message.
+pub const MAX_FETCH: usize = 1000;

@@ -1,0 +1,161 @@
+//! `hco node run`: opens the ledger, starts the network, the verification batcher, the window
+//! driver and the HTTP gateway, and stops them all on SIGINT/SIGTERM or when a critical task
+//! ends.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+use hco_challenges::Registry;
+use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::driver::{self, DriverOptions};
+use crate::http::{self, AppState};
+use crate::keyfile::{self, KeyKind};
+use crate::metrics::Metrics;
+use crate::network::{self, NetworkEvent};
+use crate::service::{self, Node};
+
+/// Runs a node until it is told to stop.
+pub async fn run(config: Config) -> anyhow::Result<()> {
+    let key = if config.node.key_file.exists() {
+        keyfile::read(&config.node.key_file, KeyKind::NodeKey)?
+    } else {
+        tracing::info!(path = %config.node.key_file.display(), "no node key yet; generating one");
+        keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?
+    };
+    let me = NodeId(key.verifying_key().to_bytes());
+    let params = config.network.params(me)?;
+    let registry = Registry::builtin();
+    params.validate(&registry)?;
+    std::fs::create_dir_all(&config.node.data_dir).with_context(|| {
+        format!(
+            "cannot create data directory {}",
+            config.node.data_dir.display()
+        )
+    })?;
+    let ledger = Ledger::open(&config.node.data_dir, params.digest()).with_context(|| {
+        format!(
+            "cannot open the ledger in {}",
+            config.node.data_dir.display()
+        )
+    })?;
+    let oracle = Arc::new(Oracle::new(params.clone(), registry, key.clone(), ledger)?);
+
+    let mut prometheus = prometheus_client::registry::Registry::default();
+    let metrics = Arc::new(Metrics::new(&mut prometheus));
+    let (net, mut events, event_loop) = network::new(
+        network::keypair(&key)?,
+        &config.p2p,
+        params.digest().to_hex(),
+        metrics.clone(),
+    )?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let node = Node::start(oracle, net, metrics, clock);
+    let shutdown = CancellationToken::new();
+
+    let listener = tokio::net::TcpListener::bind(config.http.listen)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot listen on {} (address in use?); choose another http.listen",
+                config.http.listen
+            )
+        })?;
+    let http_url = format!("http://{}", listener.local_addr()?);
+
+    // The swarm reports its listen addresses first; wait for them to announce the node.
+    let network_task = tokio::spawn(event_loop.run(shutdown.clone()));
+    let mut p2p = Vec::new();
+    while let Ok(Some(NetworkEvent::Listening(addr))) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), events.recv()).await
+    {
+        p2p.push(addr.to_string());
+        if p2p.len() >= config.p2p.listen.len() {
+            break;
+        }
+    }
+    announce(
+        &config.node.data_dir,
+        &me,
+        &http_url,
+        &p2p,
+        &params.digest().to_hex(),
+    )?;
+    tracing::info!(node = %me, http = %http_url, window_ms = params.window_ms, committee = params.committee.len(), "node started");
+
+    tokio::spawn(service::run_events(node.clone(), events));
+    let options = DriverOptions {
+        retention_windows: config.ledger.retention_windows,
+        catch_up_windows: config.ledger.catch_up_windows,
+    };
+    let driver_task = tokio::spawn(driver::run(node.clone(), options, shutdown.clone()));
+
+    // A critical task that ends stops the node rather than leaving it limping.
+    let watchdog = shutdown.clone();
+    tokio::spawn(async move {
+        let which = tokio::select! {
+            r = network_task => ("network", r),
+            r = driver_task => ("window driver", r),
+        };
+        if !watchdog.is_cancelled() {
+            tracing::error!(task = which.0, result = ?which.1, "a critical task ended; stopping the node");
+            watchdog.cancel();
+        }
+    });
+    let signals = shutdown.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        signals.cancel();
+    });
+
+    let state = AppState {
+        node,
+        registry: Arc::new(prometheus),
+    };
+    let app = http::router(
+        state,
+        config.http.max_body_bytes,
+        config.http.request_timeout,
+        config.http.admin,
+    );
+    let stop = shutdown.clone();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move { stop.cancelled().await })
+        .await?;
+    shutdown.cancel();
+    Ok(())
+}
+
+/// Writes `node.json` into the data directory: how tools and tests find a running node.
+fn announce(
+    dir: &Path,
+    me: &NodeId,
+    http: &str,
+    p2p: &[String],
+    params: &str,
+) -> anyhow::Result<()> {
+    let info = json!({ "node": me, "http": http, "p2p": p2p, "params_digest": params, "pid": std::process::id() });
+    std::fs::write(dir.join("node.json"), serde_json::to_vec_pretty(&info)?)?;
+    println!("{info}");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
