@@ -2,3 +2,5 @@
 #![allow(clippy::unwrap_used)]
 
 mod cli;
+mod devnet;
+mod support;
