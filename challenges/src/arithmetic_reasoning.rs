@@ -90,6 +90,10 @@ impl Family for ArithmeticReasoning {
         32
     }
 
+    fn default_params(&self) -> FamilyParams {
+        FamilyParams { difficulty: 3 }
+    }
+
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
         if STEPS.contains(&params.difficulty) {
             Ok(())
@@ -150,6 +154,11 @@ impl Family for ArithmeticReasoning {
 
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {
         baseline_parse(&prompt.text).map(|v| v.to_string().into_bytes())
+    }
+
+    fn reference_answer(&self, key: &AnswerKey) -> Option<Vec<u8>> {
+        let value = i64::from_le_bytes(key.0.as_slice().try_into().ok()?);
+        Some(value.to_string().into_bytes())
     }
 }
 

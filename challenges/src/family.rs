@@ -80,7 +80,8 @@ pub struct Generated {
 /// generates the same challenge from the same seed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FamilyParams {
-    /// Family-defined hardness: bits of work for `proof_of_work`, steps for `arithmetic_reasoning`.
+    /// Family-defined hardness: bits of work for `proof_of_work`, steps for `arithmetic_reasoning`;
+    /// each family's module documents its meaning.
     pub difficulty: u32,
 }
 
@@ -103,6 +104,28 @@ pub enum Reject {
     /// A proof of work that does not meet the difficulty.
     #[error("the hash has fewer leading zero bits than required")]
     InsufficientDifficulty,
+    /// A constrained text with the wrong number of words.
+    #[error("the text has {got} words, {want} are required")]
+    WrongWordCount {
+        /// Words required.
+        want: usize,
+        /// Words found.
+        got: usize,
+    },
+    /// A constrained text that uses a word outside the allowed list, or a word twice.
+    #[error("the text uses a word that is not allowed, or uses a word twice")]
+    WordNotAllowed,
+    /// A required word is missing or appears more than once.
+    #[error("a required word is missing or appears more than once")]
+    RequiredWordConstraintFailed,
+    /// The ASCII codes of the words' initial letters do not add up to the target.
+    #[error("the initial letters add up to {got}, the target is {want}")]
+    InitialSumMismatch {
+        /// The target sum.
+        want: u32,
+        /// The sum of the answer.
+        got: u32,
+    },
 }
 
 impl Reject {
@@ -114,6 +137,10 @@ impl Reject {
             Reject::AnswerMismatch => "answer_mismatch",
             Reject::HashMismatch => "hash_mismatch",
             Reject::InsufficientDifficulty => "insufficient_difficulty",
+            Reject::WrongWordCount { .. } => "wrong_word_count",
+            Reject::WordNotAllowed => "word_not_allowed",
+            Reject::RequiredWordConstraintFailed => "required_word_constraint_failed",
+            Reject::InitialSumMismatch { .. } => "initial_sum_mismatch",
         }
     }
 
@@ -124,6 +151,10 @@ impl Reject {
         "answer_mismatch",
         "hash_mismatch",
         "insufficient_difficulty",
+        "wrong_word_count",
+        "word_not_allowed",
+        "required_word_constraint_failed",
+        "initial_sum_mismatch",
     ];
 }
 
@@ -143,6 +174,12 @@ pub trait Family: Send + Sync + 'static {
         MAX_ANSWER_LEN
     }
 
+    /// The parameters a network uses when its configuration names the family without them, and
+    /// the ones benchmarks measure.
+    fn default_params(&self) -> FamilyParams {
+        FamilyParams { difficulty: 1 }
+    }
+
     /// Checks the parameters before a network starts with them.
     fn check_params(&self, params: &FamilyParams) -> Result<(), String>;
 
@@ -155,4 +192,12 @@ pub trait Family: Send + Sync + 'static {
     /// The built-in solver, where the family has one (a baseline for ε_auto, or the intended
     /// solver for work-based families). `None` when it cannot produce an answer.
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>>;
+
+    /// An answer that `verify` accepts, derived from the key alone, for tests, benchmarks and
+    /// scripted clients given the answer key. `None` where the key does not determine one cheaply
+    /// (proof of work).
+    fn reference_answer(&self, key: &AnswerKey) -> Option<Vec<u8>> {
+        let _ = key;
+        None
+    }
 }

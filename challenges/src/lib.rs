@@ -5,7 +5,13 @@
 //! [`FamilyParams`], so an issuer stores nothing per challenge and an auditor who later learns
 //! the window secret can re-derive every prompt. Each family also carries a built-in solver: the
 //! intended solver for work families, a baseline script for the others (its success rate is the
-//! family's measured ε_auto).
+//! family's measured ε_auto, reported by [`bench_families`]).
+//!
+//! Agent families: `narrative_chain` (the aCAPTCHA narrative chain over a committed corpus, see
+//! [`narrative`]), `obfuscated_text_lock`, `multi_pass_lock`, `semantic_math_lock` (rules over
+//! a vocabulary of about six hundred words, stated in varied and noisy language) and
+//! `proof_of_work`. Text answers are compared after [`normalize`] (NFKC, case folding,
+//! trimming).
 //!
 //! ```
 //! use hco_challenges::{FamilyParams, Registry, Seed};
@@ -19,15 +25,29 @@
 //! ```
 
 mod arithmetic_reasoning;
+pub mod bench;
 mod family;
+mod lock;
+mod multi_pass_lock;
+pub mod narrative;
+pub mod normalize;
+mod obfuscated_text_lock;
 mod proof_of_work;
 mod registry;
 mod seed;
+mod semantic_math_lock;
+pub mod vocab;
 
 pub use arithmetic_reasoning::ArithmeticReasoning;
+pub use bench::{FamilyBench, bench_families};
 pub use family::{
     AnswerKey, Class, Family, FamilyParams, Generated, MAX_ANSWER_LEN, Prompt, Reject,
 };
+pub use lock::MAX_LOCK_ANSWER_LEN;
+pub use multi_pass_lock::MultiPassLock;
+pub use narrative::NarrativeChain;
+pub use obfuscated_text_lock::ObfuscatedTextLock;
 pub use proof_of_work::{ProofOfWork, leading_zero_bits, pow_hash};
 pub use registry::Registry;
 pub use seed::{Seed, SeedStream};
+pub use semantic_math_lock::SemanticMathLock;

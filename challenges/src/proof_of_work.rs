@@ -12,6 +12,9 @@ use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, S
 /// Most bits a network may demand; beyond this a solve takes hours on one core.
 pub const MAX_DIFFICULTY_BITS: u32 = 40;
 
+/// Bits used when a network names the family without a difficulty (tens of milliseconds).
+pub const DEFAULT_DIFFICULTY_BITS: u32 = 16;
+
 /// The proof-of-work family.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ProofOfWork;
@@ -66,6 +69,12 @@ impl Family for ProofOfWork {
 
     fn max_answer_len(&self) -> usize {
         256
+    }
+
+    fn default_params(&self) -> FamilyParams {
+        FamilyParams {
+            difficulty: DEFAULT_DIFFICULTY_BITS,
+        }
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {

@@ -3,7 +3,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::{ArithmeticReasoning, Family, ProofOfWork};
+use crate::{
+    ArithmeticReasoning, Family, MultiPassLock, NarrativeChain, ObfuscatedTextLock, ProofOfWork,
+    SemanticMathLock,
+};
 
 /// The families a node knows, by their stable names.
 #[derive(Clone)]
@@ -24,6 +27,10 @@ impl Registry {
         let mut registry = Self::empty();
         registry.insert(ProofOfWork);
         registry.insert(ArithmeticReasoning);
+        registry.insert(ObfuscatedTextLock);
+        registry.insert(MultiPassLock);
+        registry.insert(SemanticMathLock);
+        registry.insert(NarrativeChain::embedded());
         registry
     }
 

@@ -26,6 +26,8 @@ impl Seed {
         hasher.update(b"hco seed stream v1");
         SeedStream {
             reader: hasher.finalize_xof(),
+            buffer: [0; 64],
+            used: 64,
         }
     }
 }
@@ -37,21 +39,49 @@ impl fmt::Debug for Seed {
 }
 
 /// Pseudo-random numbers read from a seed's BLAKE3 output stream.
+///
+/// The stream is read a 64-byte block at a time (one BLAKE3 compression per block); the bytes
+/// handed out are exactly the XOF output in order, whatever the mix of calls.
 pub struct SeedStream {
     reader: blake3::OutputReader,
+    buffer: [u8; 64],
+    used: usize,
 }
 
 impl SeedStream {
     /// Fills `out` with the next bytes of the stream.
     pub fn fill(&mut self, out: &mut [u8]) {
-        self.reader.fill(out);
+        let mut written = 0;
+        while written < out.len() {
+            if self.used == self.buffer.len() {
+                self.reader.fill(&mut self.buffer);
+                self.used = 0;
+            }
+            let n = (out.len() - written).min(self.buffer.len() - self.used);
+            out[written..written + n].copy_from_slice(&self.buffer[self.used..self.used + n]);
+            written += n;
+            self.used += n;
+        }
     }
 
     /// The next uniformly distributed `u64`.
     pub fn next_u64(&mut self) -> u64 {
         let mut bytes = [0u8; 8];
-        self.reader.fill(&mut bytes);
+        self.fill(&mut bytes);
         u64::from_le_bytes(bytes)
+    }
+
+    /// Shuffles a slice in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
+    /// `true` with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
     }
 
     /// A uniform number in `0..n` (no modulo bias). `n` must be non-zero.
@@ -106,6 +136,23 @@ mod tests {
     fn known_answer_keeps_audits_stable_across_releases() {
         // If this value changes, every past window becomes unauditable: never change the stream.
         assert_eq!(Seed([0; 32]).stream().next_u64(), 0xa45b_0331_2776_198a);
+    }
+
+    #[test]
+    fn buffered_reads_equal_the_raw_xof_stream() {
+        let seed = Seed([9; 32]);
+        let mut hasher = blake3::Hasher::new_keyed(&seed.0);
+        hasher.update(b"hco seed stream v1");
+        let mut raw = [0u8; 200];
+        hasher.finalize_xof().fill(&mut raw);
+        let mut s = seed.stream();
+        let mut got = Vec::new();
+        for chunk in [3usize, 8, 61, 1, 64, 63] {
+            let mut buf = vec![0u8; chunk];
+            s.fill(&mut buf);
+            got.extend(buf);
+        }
+        assert_eq!(got, raw);
     }
 
     #[test]

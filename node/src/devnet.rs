@@ -73,7 +73,8 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
     }
 }
 
-fn free_port() -> anyhow::Result<u16> {
+/// A free TCP port on 127.0.0.1 (bound and released).
+pub fn free_port() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 

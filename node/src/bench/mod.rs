@@ -1,6 +1,9 @@
 //! `hco bench …`: benchmarks that print one JSON object, measured against a baseline taken in
 //! the same run on the same machine.
 
+pub mod gossip;
+pub mod http;
+pub mod load;
 pub mod verify;
 
 use clap::Subcommand;
@@ -10,12 +13,18 @@ use clap::Subcommand;
 pub enum BenchCommand {
     /// Full response verification (with durable writes) against raw ed25519 verification.
     Verify(verify::VerifyArgs),
+    /// A node process under HTTP load from concurrent virtual identities.
+    Http(http::HttpArgs),
+    /// Gossip propagation: acceptance at the issuer to recording on every devnet node.
+    Gossip(gossip::GossipArgs),
 }
 
 /// Runs a benchmark.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Verify(args) => verify::run(args),
+        BenchCommand::Http(args) => http::run(args),
+        BenchCommand::Gossip(args) => gossip::run(args),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `hco client …`: register an identity, solve this window's challenge, fetch and check a proof.
 //! Talks to any node's HTTP gateway; the node forwards to the assigned issuer.
 
-mod http;
+pub mod http;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,0 +1,29 @@
+//! The agent-admission narrative chain (aCAPTCHA): corpus, sessions, commitment and linter.
+//!
+//! - [`Corpus`] holds narrative sets in the JSON format of the aCAPTCHA generation prompt,
+//!   loaded from a directory ([`Corpus::load_dir`]) or compiled in ([`Corpus::embedded`]).
+//! - [`Corpus::sample_session`] draws a set and one question per part from a seed, skipping
+//!   [`RetiredSets`]; [`Corpus::round`] gives what a round shows and [`Round::check`] checks its
+//!   answer (NFKC, case folding, trimming).
+//! - [`Corpus::merkle_root`] commits to every part; [`Corpus::merkle_proof`] proves one part.
+//! - [`lint`] and [`lint_dir`] check schema, lengths, generation rules and script resistance.
+//! - [`NarrativeChain`] is the single-round family over a corpus.
+
+pub mod baselines;
+mod corpus;
+mod embedded;
+mod family;
+mod lint;
+mod merkle;
+mod session;
+
+pub use corpus::{
+    AnswerType, Corpus, CorpusError, MAX_SET_FILE_LEN, NarrativeSet, Part, Question, ReasoningType,
+    parse_set,
+};
+pub use family::{MAX_CHAIN_ANSWER_LEN, NarrativeChain};
+pub use lint::{
+    LintConfig, LintIssue, LintReport, QuestionResult, estimate_tokens, lint, lint_dir,
+};
+pub use merkle::{MerkleProof, part_leaf};
+pub use session::{MAX_ROUND_ANSWER_LEN, RetiredSets, Round, SessionPlan, check_answer};

@@ -1,0 +1,143 @@
+//! Load generation against running nodes: shared by `hco bench http` and `hco bench gossip`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use ed25519_dalek::SigningKey;
+use hco_challenges::{Class, Prompt, Registry};
+use hco_oracle::{Response, SignedChallenge, SignedRegister, SignedRequest};
+use serde_json::Value;
+
+use crate::client::Gateway;
+
+/// The outcome of answering one challenge.
+pub struct RoundTrip {
+    /// Whether the response was accepted.
+    pub accepted: bool,
+    /// HTTP errors on the way (non-2xx or unreachable).
+    pub errors: u32,
+    /// Latency of the response request (the verification), when it was made.
+    pub respond: Option<Duration>,
+    /// The acceptance's window and receipt time at the issuer.
+    pub accepted_at: Option<(u64, u64)>,
+}
+
+/// Registers `key` as an agent; returns whether it worked.
+pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> bool {
+    gw.post(
+        "/v1/identities",
+        &SignedRegister::new(key, Class::Agent, now_ms),
+    )
+    .is_ok_and(|r| r.status == 201)
+}
+
+/// Requests challenge `(t, 0)` for a registered `key`, solves it and responds.
+pub fn challenge_and_respond(
+    gw: &Gateway,
+    registry: &Registry,
+    key: &SigningKey,
+    t: u64,
+) -> RoundTrip {
+    let mut out = RoundTrip {
+        accepted: false,
+        errors: 0,
+        respond: None,
+        accepted_at: None,
+    };
+    let issued = match gw.post("/v1/challenges", &SignedRequest::new(key, t, 0)) {
+        Ok(r) if r.status == 200 => r.body,
+        _ => {
+            out.errors += 1;
+            return out;
+        }
+    };
+    let (Some(answer), Ok(challenge)) = (
+        solve(registry, &issued),
+        serde_json::from_value::<SignedChallenge>(issued["challenge"].clone()),
+    ) else {
+        out.errors += 1;
+        return out;
+    };
+    let response = Response::new(key, challenge, answer);
+    let start = Instant::now();
+    let reply = gw.post("/v1/responses", &response);
+    out.respond = Some(start.elapsed());
+    match reply {
+        Ok(r) if r.status == 200 => {
+            out.accepted = true;
+            out.accepted_at = r.body["window"]
+                .as_u64()
+                .zip(r.body["accepted_at"].as_u64());
+        }
+        _ => out.errors += 1,
+    }
+    out
+}
+
+/// One identity's whole round trip: register, request, solve, respond.
+pub fn round_trip(
+    gw: &Gateway,
+    registry: &Registry,
+    key: &SigningKey,
+    now_ms: u64,
+    t: u64,
+) -> RoundTrip {
+    if !register(gw, key, now_ms) {
+        return RoundTrip {
+            accepted: false,
+            errors: 1,
+            respond: None,
+            accepted_at: None,
+        };
+    }
+    challenge_and_respond(gw, registry, key, t)
+}
+
+fn solve(registry: &Registry, issued: &Value) -> Option<Vec<u8>> {
+    let p = &issued["prompt"];
+    let prompt = Prompt {
+        family: p["family"].as_str()?.to_owned(),
+        text: p["text"].as_str()?.to_owned(),
+        data: serde_json::to_vec(&p["data"]).ok()?,
+    };
+    registry.get(&prompt.family)?.solve(&prompt)
+}
+
+/// The current window and time as the node reports them.
+pub fn current(gw: &Gateway) -> anyhow::Result<(u64, u64)> {
+    let w = gw.get("/v1/windows/current")?.body;
+    Ok((
+        w["t"].as_u64().context("window")?,
+        w["now"].as_u64().context("now")?,
+    ))
+}
+
+/// Peak resident memory of a process in MiB (Linux).
+pub fn peak_rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// The `q` quantile of sorted durations, in milliseconds.
+pub fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    (sorted[i].as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Waits until the node at `url` answers `/healthz`.
+pub fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
+    let gw = Gateway::new(url);
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if gw.get("/healthz").is_ok_and(|r| r.status == 200) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    anyhow::bail!("the node at {url} did not start; see its log")
+}
