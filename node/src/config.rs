@@ -24,6 +24,45 @@ pub struct Config {
     pub ledger: LedgerSection,
     /// Network parameters, identical on every committee node.
     pub network: NetworkSection,
+    /// The agent-admission game.
+    pub agent: AgentSection,
+}
+
+/// `[agent]`: the agent-admission game (aCAPTCHA sessions over HTTP).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentSection {
+    /// Serve `/v1/agent/sessions`.
+    pub enabled: bool,
+    /// Per-round budget τ of effective time.
+    #[serde(with = "humantime_serde")]
+    pub round_budget: Duration,
+    /// Whole-session timeout.
+    #[serde(with = "humantime_serde")]
+    pub session_timeout: Duration,
+    /// Sessions open at once.
+    pub max_sessions: usize,
+    /// Lifetime of an admission credential.
+    #[serde(with = "humantime_serde")]
+    pub credential_ttl: Duration,
+    /// A corpus directory to use instead of the embedded starter corpus.
+    pub corpus_dir: Option<PathBuf>,
+    /// A file of retired narrative set ids (one per line).
+    pub retired_sets: Option<PathBuf>,
+}
+
+impl Default for AgentSection {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            round_budget: Duration::from_secs(15),
+            session_timeout: Duration::from_secs(120),
+            max_sessions: 10_000,
+            credential_ttl: Duration::from_secs(24 * 3600),
+            corpus_dir: None,
+            retired_sets: None,
+        }
+    }
 }
 
 /// `[node]`

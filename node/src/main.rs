@@ -46,12 +46,24 @@ enum Command {
     /// A local committee of nodes on 127.0.0.1.
     #[command(subcommand)]
     Devnet(devnet::DevnetCommand),
+    /// The narrative corpus of the agent-admission game.
+    #[command(subcommand)]
+    Corpus(CorpusCommand),
     /// Benchmarks that print JSON.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// The Sybil-cost simulator: check the paper's bounds and price the attack.
     #[command(subcommand)]
     Sim(hco_sim::cli::SimCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum CorpusCommand {
+    /// Check a corpus directory: schema, lengths, and script-resistance against baseline solvers.
+    Lint {
+        /// The directory of narrative set files (JSON).
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -150,6 +162,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Client(cmd) => client::run(cmd),
         Command::Devnet(cmd) => devnet::run(cmd),
+        Command::Corpus(CorpusCommand::Lint { dir }) => {
+            let config = hco_challenges::narrative::LintConfig::default();
+            let report = hco_challenges::narrative::lint_dir(&dir, &config)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            if !report.passed() {
+                anyhow::bail!(
+                    "the corpus in {} fails the linter (see the report above)",
+                    dir.display()
+                );
+            }
+            Ok(())
+        }
         Command::Bench(cmd) => bench::run(cmd),
         Command::Sim(cmd) => hco_sim::cli::execute(cmd),
     }

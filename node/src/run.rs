@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hco_challenges::Registry;
+use hco_challenges::narrative::{Corpus, RetiredSets};
+use hco_oracle::admission_game::{AdmissionGame, GameParams};
 use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -113,9 +115,15 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         signals.cancel();
     });
 
+    let game = if config.agent.enabled {
+        Some(Arc::new(admission_game(&config, &key)?))
+    } else {
+        None
+    };
     let state = AppState {
         node,
         registry: Arc::new(prometheus),
+        game,
     };
     let app = http::router(
         state,
@@ -124,11 +132,41 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config.http.admin,
     );
     let stop = shutdown.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move { stop.cancelled().await })
-        .await?;
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<http::rtt::ConnInfo>(),
+    )
+    .with_graceful_shutdown(async move { stop.cancelled().await })
+    .await?;
     shutdown.cancel();
     Ok(())
+}
+
+fn admission_game(
+    config: &Config,
+    key: &ed25519_dalek::SigningKey,
+) -> anyhow::Result<AdmissionGame> {
+    let a = &config.agent;
+    let corpus = match &a.corpus_dir {
+        Some(dir) => {
+            Corpus::load_dir(dir).with_context(|| format!("agent.corpus_dir {}", dir.display()))?
+        }
+        None => Corpus::embedded().clone(),
+    };
+    let retired = match &a.retired_sets {
+        Some(path) => RetiredSets::parse(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("agent.retired_sets {}", path.display()))?,
+        ),
+        None => RetiredSets::default(),
+    };
+    let params = GameParams {
+        round_budget_ms: a.round_budget.as_millis() as u64,
+        session_timeout_ms: a.session_timeout.as_millis() as u64,
+        max_sessions: a.max_sessions,
+        credential_ttl_ms: a.credential_ttl.as_millis() as u64,
+    };
+    Ok(AdmissionGame::new(params, key.clone(), corpus, retired))
 }
 
 /// Writes `node.json` into the data directory: how tools and tests find a running node.

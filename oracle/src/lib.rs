@@ -49,6 +49,8 @@
 //! # }
 //! ```
 
+pub mod admission;
+pub mod admission_game;
 pub mod audit;
 mod bytes;
 pub mod certificate;
@@ -73,6 +75,7 @@ pub mod ledger;
 #[cfg(feature = "ledger")]
 mod oracle;
 
+pub use admission::{Admission, AdmissionCredential, CredentialError};
 pub use audit::{AuditReport, Finding, SignedReveal, Violation};
 pub use bytes::{Digest, IdentityId, NodeId, Sig, hex_bytes};
 pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowSummary};

@@ -17,6 +17,15 @@ pub enum BenchCommand {
     Http(http::HttpArgs),
     /// Gossip propagation: acceptance at the issuer to recording on every devnet node.
     Gossip(gossip::GossipArgs),
+    /// Every family's generation and verification rates and its baseline solver's success.
+    Families {
+        /// Print one JSON object keyed by family name.
+        #[arg(long)]
+        json: bool,
+        /// Time spent per family, in milliseconds.
+        #[arg(long, default_value_t = 500)]
+        millis: u64,
+    },
 }
 
 /// Runs a benchmark.
@@ -25,6 +34,18 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Verify(args) => verify::run(args),
         BenchCommand::Http(args) => http::run(args),
         BenchCommand::Gossip(args) => gossip::run(args),
+        BenchCommand::Families { json, millis } => {
+            let report = hco_challenges::bench_families(
+                &hco_challenges::Registry::builtin(),
+                std::time::Duration::from_millis(millis),
+            );
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            }
+            Ok(())
+        }
     }
 }
 

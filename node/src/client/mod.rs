@@ -1,6 +1,7 @@
 //! `hco client …`: register an identity, solve this window's challenge, fetch and check a proof.
 //! Talks to any node's HTTP gateway; the node forwards to the assigned issuer.
 
+mod agent;
 pub mod http;
 
 use std::io::Write;
@@ -52,6 +53,25 @@ pub enum ClientCommand {
         #[arg(long)]
         answer_cmd: Option<String>,
     },
+    /// Play an agent-admission session, calling CMD once per round.
+    Agent {
+        /// Node URL.
+        #[arg(long)]
+        node: String,
+        /// Reads {round, domain, narrative, question, earlier_rounds} as JSON on stdin and
+        /// prints the answer.
+        #[arg(long)]
+        answer_cmd: String,
+        /// Identity to name in the credential.
+        #[arg(long)]
+        identity: Option<IdentityId>,
+        /// Where to save the credential.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Admission credentials.
+    #[command(subcommand)]
+    Admission(AdmissionCommand),
     /// Fetch an identity's certificate and membership proof and check them offline.
     Proof {
         /// Node URL.
@@ -70,6 +90,19 @@ pub enum ClientCommand {
     },
 }
 
+/// Admission credentials.
+#[derive(Debug, Subcommand)]
+pub enum AdmissionCommand {
+    /// Verify a credential offline.
+    Verify {
+        /// The credential file (JSON, as saved by `hco client agent --out`).
+        file: PathBuf,
+        /// The node key to trust (hex); without it any node's valid signature is reported.
+        #[arg(long)]
+        node_key: Option<hco_oracle::NodeId>,
+    },
+}
+
 /// Runs a client command.
 pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
     match cmd {
@@ -80,6 +113,23 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             j,
             answer_cmd,
         } => solve(&node, &key, j, answer_cmd.as_deref()),
+        ClientCommand::Agent {
+            node,
+            answer_cmd,
+            identity,
+            out,
+        } => {
+            if !agent::play(&node, &answer_cmd, identity, out.as_deref())? {
+                std::process::exit(2);
+            }
+            Ok(())
+        }
+        ClientCommand::Admission(AdmissionCommand::Verify { file, node_key }) => {
+            if !agent::verify(&file, node_key)? {
+                std::process::exit(2);
+            }
+            Ok(())
+        }
         ClientCommand::Proof {
             node,
             id,

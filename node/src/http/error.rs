@@ -51,6 +51,11 @@ impl ApiError {
         }
     }
 
+    /// Overrides the status derived from the code.
+    pub fn set_status(&mut self, status: StatusCode) {
+        self.status = status;
+    }
+
     /// A failure of the node itself (storage, task), logged and reported without details.
     pub fn internal(e: impl std::fmt::Display) -> Self {
         tracing::error!(error = %e, "internal error in an HTTP request");

@@ -1,9 +1,11 @@
 //! The HTTP gateway: `fn router(state) -> Router`, JSON in and out, errors as `{code, message}`.
 //! Testable without a socket through `tower::ServiceExt::oneshot`.
 
+mod agent;
 mod error;
 mod handlers;
 mod openapi;
+pub mod rtt;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,6 +26,8 @@ pub struct AppState {
     pub node: Arc<Node>,
     /// The metrics registry, for `/metrics`.
     pub registry: Arc<prometheus_client::registry::Registry>,
+    /// The agent-admission game, when enabled.
+    pub game: Option<Arc<hco_oracle::admission_game::AdmissionGame>>,
 }
 
 /// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.
@@ -40,6 +44,11 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .route("/v1/challenges", post(handlers::challenge))
         .route("/v1/responses", post(handlers::respond))
         .route("/v1/params", get(handlers::params))
+        .route("/v1/agent/sessions", post(agent::start))
+        .route(
+            "/v1/agent/sessions/{session}/rounds/{token}",
+            post(agent::answer),
+        )
         .route("/v1/windows/current", get(handlers::current_window))
         .route("/v1/windows/{t}", get(handlers::window))
         .route("/v1/windows/{t}/certificate", get(handlers::certificate))

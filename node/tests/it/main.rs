@@ -1,6 +1,7 @@
 //! The `hco` binary as a user runs it.
 #![allow(clippy::unwrap_used)]
 
+mod agent;
 mod cli;
 mod devnet;
 mod support;

@@ -190,3 +190,43 @@ pub fn hco_json(args: &[&str]) -> (bool, Value) {
     let v = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
     (out.status.success(), v)
 }
+
+/// One node started from a config written by the test (for parameters devnet does not set).
+pub struct Single {
+    pub dir: tempfile::TempDir,
+    pub url: String,
+    pub pid: u32,
+}
+
+impl Single {
+    /// Starts a one-node network with `extra` appended to its config.
+    pub fn start(extra: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let http = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = format!(
+            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:{http}\"\n{extra}\n"
+        );
+        let path = dir.path().join("node.toml");
+        std::fs::write(&path, config).unwrap();
+        let pid = spawn_node(&path, &dir.path().join("node.log"));
+        let url = format!("http://127.0.0.1:{http}");
+        wait_until(Duration::from_secs(20), || get(&url, "/healthz").is_some());
+        Self { dir, url, pid }
+    }
+}
+
+impl Drop for Single {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "{}",
+                std::fs::read_to_string(self.dir.path().join("node.log")).unwrap_or_default()
+            );
+        }
+        let _ = Command::new("kill").arg(self.pid.to_string()).status();
+    }
+}

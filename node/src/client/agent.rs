@@ -1,0 +1,109 @@
+//! `hco client agent` plays a whole agent-admission session, calling a command per round — the
+//! plug for a real LLM agent; `hco client admission verify` checks a credential offline.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+use hco_oracle::{AdmissionCredential, Clock, IdentityId, NodeId, SystemClock};
+use serde_json::{Value, json};
+
+use super::Gateway;
+
+/// Runs `cmd` with `input` on stdin; its trimmed stdout is the answer.
+fn ask(cmd: &str, input: &Value) -> anyhow::Result<String> {
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
+    child
+        .stdin
+        .take()
+        .context("stdin")?
+        .write_all(&serde_json::to_vec(input)?)?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!("--answer-cmd exited with {}", out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Plays a session; prints the outcome as JSON and saves the credential to `out` if given.
+pub fn play(
+    node: &str,
+    answer_cmd: &str,
+    identity: Option<IdentityId>,
+    out: Option<&Path>,
+) -> anyhow::Result<bool> {
+    let gw = Gateway::new(node);
+    let start = gw.post("/v1/agent/sessions", &json!({ "identity": identity }))?;
+    if start.status != 201 {
+        bail!("the node refused to start a session: {}", start.body);
+    }
+    let mut round = start.body;
+    let mut history = Vec::new();
+    loop {
+        let input = json!({
+            "round": round["round"],
+            "domain": round["domain"],
+            "narrative": round["narrative"],
+            "question": round["question"],
+            "budget_ms": round["budget_ms"],
+            "earlier_rounds": history,
+        });
+        let answer = ask(answer_cmd, &input)?;
+        let endpoint = round["answer_endpoint"]
+            .as_str()
+            .context("the reply names no answer endpoint")?
+            .to_owned();
+        let reply = gw.post(&endpoint, &json!({ "answer": answer }))?;
+        if reply.status != 200 {
+            println!(
+                "{}",
+                json!({ "admitted": false, "round": round["round"], "code": reply.body["code"], "message": reply.body["message"] })
+            );
+            return Ok(false);
+        }
+        history.push(json!({ "narrative": round["narrative"], "question": round["question"], "answer": answer }));
+        if reply.body["admitted"] == true {
+            let credential = &reply.body["credential"];
+            if let Some(path) = out {
+                std::fs::write(path, serde_json::to_vec_pretty(credential)?)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            println!(
+                "{}",
+                json!({ "admitted": true, "round_ms": credential["admission"]["round_ms"], "credential": credential })
+            );
+            return Ok(true);
+        }
+        round = reply.body;
+    }
+}
+
+/// Verifies a credential file offline.
+pub fn verify(path: &PathBuf, node_key: Option<NodeId>) -> anyhow::Result<bool> {
+    let cred: AdmissionCredential = serde_json::from_slice(
+        &std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not an admission credential", path.display()))?;
+    match cred.verify(node_key.as_ref(), SystemClock.now()) {
+        Ok(()) => {
+            println!(
+                "{}",
+                json!({ "valid": true, "node": cred.admission.node, "identity": cred.admission.identity, "round_ms": cred.admission.round_ms, "expires_at": cred.admission.expires_at, "node_pinned": node_key.is_some() })
+            );
+            Ok(true)
+        }
+        Err(e) => {
+            println!(
+                "{}",
+                json!({ "valid": false, "code": e.code(), "message": e.to_string() })
+            );
+            Ok(false)
+        }
+    }
+}

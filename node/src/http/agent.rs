@@ -1,0 +1,131 @@
+//! The agent-admission game over HTTP (aCAPTCHA): `POST /v1/agent/sessions` starts a session
+//! and shows round 1; each reply names the endpoint for the next answer, so an entity must act
+//! on the reply, not only answer it. Round time is charged net of the kernel's RTT estimate.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::connect_info::ConnectInfo;
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use hco_oracle::admission_game::{GameError, RoundView, Step};
+use hco_oracle::{Digest, IdentityId};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::rtt::{ConnInfo, rtt_ms};
+use super::{ApiError, AppState};
+
+/// Largest body of an answer.
+const MAX_ANSWER_BODY: usize = 4096;
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> Self {
+        let mut err = ApiError::new(e.code(), e.to_string());
+        err.set_status(match e {
+            GameError::UnknownSession | GameError::WrongEndpoint => StatusCode::NOT_FOUND,
+            GameError::SessionClosed => StatusCode::CONFLICT,
+            GameError::Overloaded | GameError::NoCorpus => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
+        });
+        err
+    }
+}
+
+fn round_json(v: &RoundView) -> Value {
+    json!({
+        "session": v.session,
+        "round": v.round,
+        "domain": v.domain,
+        "narrative": v.narrative,
+        "question": v.question,
+        "answer_endpoint": format!("/v1/agent/sessions/{}/rounds/{}", v.session, v.token),
+        "budget_ms": v.budget_ms,
+        "session_deadline": v.session_deadline,
+    })
+}
+
+/// Body of `POST /v1/agent/sessions`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartBody {
+    /// Identity to name in the credential.
+    pub identity: Option<IdentityId>,
+    /// Any client nonce (at most 64 bytes).
+    pub nonce: Option<String>,
+}
+
+pub async fn start(
+    State(state): State<AppState>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let game = state.game.as_ref().ok_or_else(|| {
+        ApiError::new(
+            "not_found",
+            "the agent-admission game is disabled on this node",
+        )
+    })?;
+    let body: StartBody = if body.is_empty() {
+        StartBody::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| ApiError::new("malformed", e.to_string()))?
+    };
+    let nonce = body.nonce.unwrap_or_default();
+    if nonce.len() > 64 {
+        return Err(ApiError::new(
+            "message_too_large",
+            "the nonce is limited to 64 bytes",
+        ));
+    }
+    let view = game.start(body.identity, nonce.as_bytes(), state.node.now())?;
+    Ok((StatusCode::CREATED, Json(round_json(&view))))
+}
+
+/// The answer: `{"answer": "..."}` as JSON, or the raw body as the answer bytes.
+fn answer_bytes(body: &[u8]) -> Result<Vec<u8>, ApiError> {
+    if body.len() > MAX_ANSWER_BODY {
+        return Err(ApiError::new(
+            "message_too_large",
+            format!("answers are limited to {MAX_ANSWER_BODY} bytes"),
+        ));
+    }
+    if body.first() == Some(&b'{') {
+        let v: Value =
+            serde_json::from_slice(body).map_err(|e| ApiError::new("malformed", e.to_string()))?;
+        let answer = v["answer"].as_str().ok_or_else(|| {
+            ApiError::new("missing_answer", "the body needs a string field `answer`")
+        })?;
+        return Ok(answer.as_bytes().to_vec());
+    }
+    Ok(body.to_vec())
+}
+
+pub async fn answer(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<ConnInfo>>>,
+    Path((session, token)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let now = state.node.now();
+    let game = state.game.as_ref().ok_or_else(|| {
+        ApiError::new(
+            "not_found",
+            "the agent-admission game is disabled on this node",
+        )
+    })?;
+    let session: Digest = session
+        .parse()
+        .map_err(|_| ApiError::from(GameError::UnknownSession))?;
+    let token: Digest = token
+        .parse()
+        .map_err(|_| ApiError::from(GameError::WrongEndpoint))?;
+    let answer = answer_bytes(&body)?;
+    let rtt = conn
+        .map(|Extension(ConnectInfo(c))| rtt_ms(c.fd))
+        .unwrap_or(0);
+    match game.answer(&session, &token, &answer, rtt, now)? {
+        Step::Next(view) => Ok(Json(round_json(&view))),
+        Step::Admitted(credential) => Ok(Json(
+            json!({ "admitted": true, "credential": credential, "rtt_ms": rtt }),
+        )),
+    }
+}

@@ -1,0 +1,224 @@
+//! The agent-admission game over real HTTP: a scripted client that knows the answer key plays a
+//! whole session; late, wrong, skipped and replayed steps are refused with their codes.
+
+use std::time::Duration;
+
+use hco_challenges::narrative::Corpus;
+use serde_json::{Value, json};
+
+use crate::support::{Single, hco, hco_json, post};
+
+/// The answer the corpus gives for a round's narrative and question.
+fn answer_for(round: &Value) -> String {
+    let narrative = round["narrative"].as_str().unwrap();
+    let question = round["question"].as_str().unwrap();
+    Corpus::embedded()
+        .sets()
+        .iter()
+        .flat_map(|s| &s.parts)
+        .filter(|p| p.narrative == narrative)
+        .flat_map(|p| &p.questions)
+        .find(|q| q.question == question)
+        .map(|q| q.answer.clone())
+        .expect("the round comes from the embedded corpus")
+}
+
+fn start(node: &Single) -> Value {
+    let (status, body) = post(&node.url, "/v1/agent/sessions", &json!({ "nonce": "t" }));
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+fn send(node: &Single, round: &Value, answer: &str) -> (u16, Value) {
+    post(
+        &node.url,
+        round["answer_endpoint"].as_str().unwrap(),
+        &json!({ "answer": answer }),
+    )
+}
+
+#[test]
+fn agent_session_with_the_answer_key_is_admitted_once() {
+    let node = Single::start("");
+    let r1 = start(&node);
+    assert_eq!(r1["round"], 1);
+    let (status, r2) = send(&node, &r1, &answer_for(&r1));
+    assert_eq!(status, 200, "{r2}");
+    assert_eq!(r2["round"], 2);
+    assert_ne!(
+        r2["answer_endpoint"], r1["answer_endpoint"],
+        "each round has a new endpoint"
+    );
+    // Answers are matched after NFKC and case folding: shout the answer in full width.
+    let shouted: String = answer_for(&r2)
+        .to_uppercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                char::from_u32(c as u32 + 0xFEE0).unwrap()
+            } else {
+                c
+            }
+        })
+        .collect();
+    let (status, r3) = send(&node, &r2, &format!("  {shouted} "));
+    assert_eq!(status, 200, "{r3}");
+    let (status, done) = send(&node, &r3, &answer_for(&r3));
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["admitted"], true);
+    // Replaying the last step of a completed session is refused.
+    let (status, replay) = send(&node, &r3, &answer_for(&r3));
+    assert_eq!(
+        (status, replay["code"].as_str()),
+        (409, Some("session_closed"))
+    );
+
+    // The credential verifies offline, pinned to the node's key, and not to another.
+    let file = node.dir.path().join("cred.json");
+    std::fs::write(&file, serde_json::to_vec(&done["credential"]).unwrap()).unwrap();
+    let node_key = done["credential"]["admission"]["node"].as_str().unwrap();
+    let (ok, v) = hco_json(&[
+        "client",
+        "admission",
+        "verify",
+        file.to_str().unwrap(),
+        "--node-key",
+        node_key,
+    ]);
+    assert!(ok && v["valid"] == true, "{v}");
+    let (ok, v) = hco_json(&[
+        "client",
+        "admission",
+        "verify",
+        file.to_str().unwrap(),
+        "--node-key",
+        &"22".repeat(32),
+    ]);
+    assert!(!ok && v["code"] == "untrusted_node", "{v}");
+}
+
+#[test]
+fn agent_session_failures_have_codes() {
+    let node = Single::start("[agent]\nround_budget = \"1s\"\n");
+    // A late round (the budget is 1 s here).
+    let r1 = start(&node);
+    std::thread::sleep(Duration::from_millis(1300));
+    let (status, late) = send(&node, &r1, &answer_for(&r1));
+    assert_eq!(
+        (status, late["code"].as_str()),
+        (422, Some("round_expired")),
+        "{late}"
+    );
+    // A wrong answer in round 2 ends the session.
+    let r1 = start(&node);
+    let (_, r2) = send(&node, &r1, &answer_for(&r1));
+    let (status, wrong) = send(&node, &r2, "certainly not this");
+    assert_eq!(
+        (status, wrong["code"].as_str()),
+        (422, Some("answer_mismatch"))
+    );
+    let (status, after) = send(&node, &r2, &answer_for(&r2));
+    assert_eq!(
+        (status, after["code"].as_str()),
+        (409, Some("session_closed"))
+    );
+    // A skipped endpoint: answering round 2 at round 1's endpoint, or at a guessed one.
+    let r1 = start(&node);
+    let (_, r2) = send(&node, &r1, &answer_for(&r1));
+    let (status, skipped) = send(&node, &r1, &answer_for(&r2));
+    assert_eq!(
+        (status, skipped["code"].as_str()),
+        (404, Some("wrong_endpoint"))
+    );
+    let guessed = format!(
+        "/v1/agent/sessions/{}/rounds/{}",
+        r2["session"].as_str().unwrap(),
+        "00".repeat(32)
+    );
+    let (status, _) = post(&node.url, &guessed, &json!({ "answer": answer_for(&r2) }));
+    assert_eq!(status, 404);
+    // Bad input.
+    let (status, unknown) = post(
+        &node.url,
+        &format!(
+            "/v1/agent/sessions/{}/rounds/{}",
+            "ab".repeat(32),
+            "cd".repeat(32)
+        ),
+        &json!({ "answer": "x" }),
+    );
+    assert_eq!(
+        (status, unknown["code"].as_str()),
+        (404, Some("unknown_session"))
+    );
+    let r1 = start(&node);
+    let raw = crate::support::agent()
+        .post(&format!(
+            "{}{}",
+            node.url,
+            r1["answer_endpoint"].as_str().unwrap()
+        ))
+        .content_type("application/octet-stream")
+        .send(&[0xff, 0xfe, 0x00][..])
+        .unwrap();
+    assert_eq!(raw.status().as_u16(), 422);
+    let r1 = start(&node);
+    let (status, big) = send(&node, &r1, &"x".repeat(5000));
+    assert_eq!(
+        (status, big["code"].as_str()),
+        (400, Some("message_too_large")),
+        "{big}"
+    );
+    let (status, long) = send(&node, &r1, &"x".repeat(300));
+    assert_eq!(
+        (status, long["code"].as_str()),
+        (422, Some("invalid_answer_format")),
+        "{long}"
+    );
+}
+
+#[test]
+fn client_agent_plugs_a_command_into_a_whole_session() {
+    let node = Single::start("");
+    // The "agent": a script that looks the answer up in the corpus files (a stand-in for an LLM).
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
+    let script = format!(
+        "python3 -c 'import json,sys,glob\nr=json.load(sys.stdin)\nfor f in glob.glob(\"{corpus}/*.json\"):\n  for p in json.load(open(f))[\"parts\"]:\n    for q in p[\"questions\"]:\n      if p[\"narrative\"]==r[\"narrative\"] and q[\"question\"]==r[\"question\"]: print(q[\"answer\"])'"
+    );
+    let out_file = node.dir.path().join("admission.json");
+    let out = hco()
+        .args([
+            "client",
+            "agent",
+            "--node",
+            &node.url,
+            "--answer-cmd",
+            &script,
+            "--out",
+        ])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert!(
+        out.status.success(),
+        "{v} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["admitted"], true);
+    let (ok, _) = hco_json(&["client", "admission", "verify", out_file.to_str().unwrap()]);
+    assert!(ok);
+    // A command that does not understand the text is refused at round 1.
+    let out = hco()
+        .args([
+            "client",
+            "agent",
+            "--node",
+            &node.url,
+            "--answer-cmd",
+            "echo 42",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}

@@ -1,0 +1,433 @@
+//! The agent-admission game (aCAPTCHA, §4–§6 of the paper) as a deterministic state machine:
+//! a single-use session of three rounds over a narrative set; each round's answer must arrive
+//! within the budget τ of effective time (elapsed minus the connection's round-trip time, which
+//! the caller measures from the kernel), the whole session within its timeout, and each round's
+//! answer goes to an endpoint token revealed only in the previous reply. The first failure ends
+//! the session; a session completes at most once, ending in a signed [`AdmissionCredential`].
+//!
+//! `now` and the RTT are parameters: nothing here reads a clock or a socket.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::narrative::{Corpus, RetiredSets, SessionPlan};
+use hco_challenges::{Reject, Seed};
+use serde::{Deserialize, Serialize};
+
+use crate::{Admission, AdmissionCredential, Digest, IdentityId, NodeId, Timestamp, sign};
+
+/// Parameters of the game (Table 3 of the paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameParams {
+    /// Per-round budget τ, in milliseconds of effective time.
+    pub round_budget_ms: u64,
+    /// Whole-session timeout.
+    pub session_timeout_ms: u64,
+    /// Sessions kept at once; more are refused until old ones expire.
+    pub max_sessions: usize,
+    /// Lifetime of an admission credential.
+    pub credential_ttl_ms: u64,
+}
+
+impl Default for GameParams {
+    fn default() -> Self {
+        Self {
+            round_budget_ms: 15_000,
+            session_timeout_ms: 120_000,
+            max_sessions: 10_000,
+            credential_ttl_ms: 24 * 3600 * 1000,
+        }
+    }
+}
+
+/// Why a session step was refused. Codes are stable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GameError {
+    /// No such session (never issued, or forgotten after expiry).
+    #[error("unknown session; start a new one")]
+    UnknownSession,
+    /// The session is past its timeout.
+    #[error("the session timed out")]
+    SessionExpired,
+    /// The session already ended (completed or failed): sessions are single-use.
+    #[error("the session has ended; start a new one")]
+    SessionClosed,
+    /// Not the endpoint of the current round: a skipped, replayed or guessed endpoint.
+    #[error("this is not the endpoint of the current round")]
+    WrongEndpoint,
+    /// The answer came after the round's budget (effective time).
+    #[error(
+        "round {round} answered after {effective_ms} ms of effective time (budget {budget_ms} ms)"
+    )]
+    RoundExpired {
+        /// The round (1–3).
+        round: usize,
+        /// Effective time taken.
+        effective_ms: u64,
+        /// The budget.
+        budget_ms: u64,
+    },
+    /// The answer was wrong or malformed.
+    #[error("{0}")]
+    Answer(Reject),
+    /// Too many open sessions.
+    #[error("too many sessions in progress; retry shortly")]
+    Overloaded,
+    /// No narrative set is available (all retired).
+    #[error("no narrative set is available")]
+    NoCorpus,
+}
+
+impl GameError {
+    /// The stable snake_case code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GameError::UnknownSession => "unknown_session",
+            GameError::SessionExpired => "session_expired",
+            GameError::SessionClosed => "session_closed",
+            GameError::WrongEndpoint => "wrong_endpoint",
+            GameError::RoundExpired { .. } => "round_expired",
+            GameError::Answer(r) => r.code(),
+            GameError::Overloaded => "overloaded",
+            GameError::NoCorpus => "no_corpus",
+        }
+    }
+}
+
+/// One round as shown to the entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundView {
+    /// The session id (hex).
+    pub session: Digest,
+    /// 1, 2 or 3.
+    pub round: usize,
+    /// The domain.
+    pub domain: String,
+    /// The narrative to read.
+    pub narrative: String,
+    /// The question.
+    pub question: String,
+    /// The token of the endpoint that takes this round's answer.
+    pub token: Digest,
+    /// Budget for this round.
+    pub budget_ms: u64,
+    /// When the session times out.
+    pub session_deadline: Timestamp,
+}
+
+/// The result of a correct answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The next round.
+    Next(RoundView),
+    /// The session is complete.
+    Admitted(AdmissionCredential),
+}
+
+struct Session {
+    plan: SessionPlan,
+    identity: Option<IdentityId>,
+    started: Timestamp,
+    round: usize,
+    round_started: Timestamp,
+    token: Digest,
+    round_ms: [u64; 3],
+    closed: bool,
+}
+
+/// The game's state: open sessions, the corpus and the node's key.
+pub struct AdmissionGame {
+    params: GameParams,
+    key: SigningKey,
+    secret: [u8; 32],
+    corpus: Corpus,
+    retired: RetiredSets,
+    sessions: Mutex<(u64, HashMap<Digest, Session>)>,
+}
+
+impl AdmissionGame {
+    /// A game run by the node with `key` over `corpus`.
+    pub fn new(params: GameParams, key: SigningKey, corpus: Corpus, retired: RetiredSets) -> Self {
+        let secret = blake3::derive_key("hco admission game secret v1", key.as_bytes());
+        Self {
+            params,
+            key,
+            secret,
+            corpus,
+            retired,
+            sessions: Mutex::new((0, HashMap::new())),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &GameParams {
+        &self.params
+    }
+
+    fn keyed(&self, parts: &[&[u8]]) -> Digest {
+        let mut h = blake3::Hasher::new_keyed(&self.secret);
+        for p in parts {
+            h.update(&(p.len() as u64).to_le_bytes()).update(p);
+        }
+        Digest(*h.finalize().as_bytes())
+    }
+
+    fn view(&self, id: &Digest, s: &Session) -> Option<RoundView> {
+        let round = self.corpus.round(&s.plan, s.round)?;
+        Some(RoundView {
+            session: *id,
+            round: s.round + 1,
+            domain: round.domain.to_owned(),
+            narrative: round.narrative.to_owned(),
+            question: round.question.question.clone(),
+            token: s.token,
+            budget_ms: self.params.round_budget_ms,
+            session_deadline: s.started + self.params.session_timeout_ms,
+        })
+    }
+
+    /// Starts a session at `now`; `nonce` is any client-chosen bytes (bounded by the caller).
+    pub fn start(
+        &self,
+        identity: Option<IdentityId>,
+        nonce: &[u8],
+        now: Timestamp,
+    ) -> Result<RoundView, GameError> {
+        let mut guard = self.sessions.lock().map_err(|_| GameError::Overloaded)?;
+        let (counter, sessions) = &mut *guard;
+        let timeout = self.params.session_timeout_ms;
+        sessions.retain(|_, s| now <= s.started + timeout && !s.closed);
+        if sessions.len() >= self.params.max_sessions {
+            return Err(GameError::Overloaded);
+        }
+        *counter += 1;
+        let id = self.keyed(&[
+            b"session",
+            &now.to_be_bytes(),
+            &counter.to_be_bytes(),
+            nonce,
+        ]);
+        let plan = self
+            .corpus
+            .sample_session(&Seed(self.keyed(&[b"plan", &id.0]).0), &self.retired)
+            .ok_or(GameError::NoCorpus)?;
+        let session = Session {
+            plan,
+            identity,
+            started: now,
+            round: 0,
+            round_started: now,
+            token: self.keyed(&[b"token", &id.0, &[0]]),
+            round_ms: [0; 3],
+            closed: false,
+        };
+        let view = self.view(&id, &session).ok_or(GameError::NoCorpus)?;
+        sessions.insert(id, session);
+        Ok(view)
+    }
+
+    /// Takes the answer of the current round at `now`, sent to endpoint `token` over a
+    /// connection whose round-trip time is `rtt_ms`.
+    pub fn answer(
+        &self,
+        id: &Digest,
+        token: &Digest,
+        answer: &[u8],
+        rtt_ms: u64,
+        now: Timestamp,
+    ) -> Result<Step, GameError> {
+        let mut guard = self.sessions.lock().map_err(|_| GameError::Overloaded)?;
+        let s = guard.1.get_mut(id).ok_or(GameError::UnknownSession)?;
+        if s.closed {
+            return Err(GameError::SessionClosed);
+        }
+        if now > s.started + self.params.session_timeout_ms {
+            s.closed = true;
+            return Err(GameError::SessionExpired);
+        }
+        if *token != s.token {
+            return Err(GameError::WrongEndpoint);
+        }
+        let effective_ms = now.saturating_sub(s.round_started).saturating_sub(rtt_ms);
+        if effective_ms > self.params.round_budget_ms {
+            s.closed = true;
+            return Err(GameError::RoundExpired {
+                round: s.round + 1,
+                effective_ms,
+                budget_ms: self.params.round_budget_ms,
+            });
+        }
+        let round = self
+            .corpus
+            .round(&s.plan, s.round)
+            .ok_or(GameError::NoCorpus)?;
+        if let Err(reject) = round.check(answer) {
+            s.closed = true;
+            return Err(GameError::Answer(reject));
+        }
+        s.round_ms[s.round] = effective_ms;
+        if s.round == 2 {
+            s.closed = true;
+            let questions = s.plan.questions.map(|q| q as u64);
+            let session = sign::digest(
+                "hco admission session v1",
+                &[
+                    &id.0,
+                    s.plan.set_id.as_bytes(),
+                    &questions[0].to_be_bytes(),
+                    &questions[1].to_be_bytes(),
+                    &questions[2].to_be_bytes(),
+                ],
+            );
+            let admission = Admission {
+                version: crate::VERSION,
+                node: NodeId(self.key.verifying_key().to_bytes()),
+                identity: s.identity,
+                session,
+                round_ms: s.round_ms,
+                issued_at: now,
+                expires_at: now + self.params.credential_ttl_ms,
+            };
+            return Ok(Step::Admitted(AdmissionCredential::sign(
+                &self.key, admission,
+            )));
+        }
+        s.round += 1;
+        s.round_started = now;
+        s.token = self.keyed(&[b"token", &id.0, &[s.round as u8]]);
+        let s = &guard.1[id];
+        self.view(id, s).map(Step::Next).ok_or(GameError::NoCorpus)
+    }
+
+    /// The accepted answers of the current round (for tests that play with the answer key).
+    pub fn answer_key(&self, id: &Digest) -> Option<Vec<String>> {
+        let guard = self.sessions.lock().ok()?;
+        let s = guard.1.get(id)?;
+        let round = self.corpus.round(&s.plan, s.round)?;
+        Some(
+            round
+                .question
+                .variants()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> AdmissionGame {
+        AdmissionGame::new(
+            GameParams::default(),
+            crate::testing::key(1),
+            Corpus::embedded().clone(),
+            RetiredSets::default(),
+        )
+    }
+
+    fn play_round(g: &AdmissionGame, v: &RoundView, now: Timestamp) -> Result<Step, GameError> {
+        let key = g.answer_key(&v.session).unwrap();
+        g.answer(&v.session, &v.token, key[0].as_bytes(), 0, now)
+    }
+
+    #[test]
+    fn a_full_session_admits_once() {
+        let g = game();
+        let r1 = g.start(None, b"n", 1_000).unwrap();
+        let Step::Next(r2) = play_round(&g, &r1, 2_000).unwrap() else {
+            panic!()
+        };
+        assert_eq!(r2.round, 2);
+        assert_ne!(r2.token, r1.token);
+        let Step::Next(r3) = play_round(&g, &r2, 3_000).unwrap() else {
+            panic!()
+        };
+        let Step::Admitted(cred) = g
+            .answer(
+                &r3.session,
+                &r3.token,
+                g.answer_key(&r3.session).unwrap()[0].as_bytes(),
+                0,
+                4_000,
+            )
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(cred.admission.round_ms, [1_000, 1_000, 1_000]);
+        cred.verify(
+            Some(&crate::testing::node_id(&crate::testing::key(1))),
+            5_000,
+        )
+        .unwrap();
+        // Completed once: replaying the last round is refused.
+        assert_eq!(
+            g.answer(&r3.session, &r3.token, b"x", 0, 4_100)
+                .unwrap_err()
+                .code(),
+            "session_closed"
+        );
+    }
+
+    #[test]
+    fn failures_end_the_session_with_codes() {
+        let g = game();
+        let r1 = g.start(None, b"a", 0).unwrap();
+        // Late: beyond τ even after subtracting the RTT.
+        assert_eq!(
+            play_round(&g, &r1, 20_000).unwrap_err().code(),
+            "round_expired"
+        );
+        assert_eq!(
+            play_round(&g, &r1, 20_001).unwrap_err().code(),
+            "session_closed"
+        );
+        // The RTT is subtracted.
+        let r1 = g.start(None, b"b", 0).unwrap();
+        let key = g.answer_key(&r1.session).unwrap();
+        assert!(
+            g.answer(&r1.session, &r1.token, key[0].as_bytes(), 6_000, 20_000)
+                .is_ok()
+        );
+        // Wrong answer in round 2; skipped endpoint; unknown session; timeout.
+        let r1 = g.start(None, b"c", 0).unwrap();
+        let Step::Next(r2) = play_round(&g, &r1, 100).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            g.answer(&r2.session, &r1.token, b"x", 0, 200)
+                .unwrap_err()
+                .code(),
+            "wrong_endpoint"
+        );
+        assert_eq!(
+            g.answer(&r2.session, &r2.token, b"surely wrong", 0, 200)
+                .unwrap_err()
+                .code(),
+            "answer_mismatch"
+        );
+        assert_eq!(
+            g.answer(&Digest([1; 32]), &r2.token, b"x", 0, 200)
+                .unwrap_err()
+                .code(),
+            "unknown_session"
+        );
+        let r1 = g.start(None, b"d", 0).unwrap();
+        assert_eq!(
+            play_round(&g, &r1, 130_000).unwrap_err().code(),
+            "session_expired"
+        );
+        let r1 = g.start(None, b"e", 0).unwrap();
+        assert_eq!(
+            g.answer(&r1.session, &r1.token, &[0xff, 0xfe], 0, 10)
+                .unwrap_err()
+                .code(),
+            "invalid_answer_format"
+        );
+    }
+}
