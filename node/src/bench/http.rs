@@ -16,7 +16,8 @@ use hco_oracle::{Clock, SystemClock};
 use serde::Serialize;
 
 use super::load::{
-    challenge_and_respond, current, peak_rss_mb, quantile_ms, register, wait_healthy,
+    challenge_and_respond_signed, cpu_seconds, current, peak_rss_mb, quantile_ms, register,
+    wait_healthy,
 };
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection};
@@ -50,6 +51,8 @@ struct Report {
     concurrency: usize,
     seconds: f64,
     registrations_per_s: f64,
+    server_cpu_s: f64,
+    accepted_per_server_core_s: f64,
     durable_writes: bool,
 }
 
@@ -78,6 +81,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let concurrency = args.concurrency.max(1);
     let next = AtomicU64::new(0);
     let errors = AtomicU64::new(0);
+    let error_codes = Mutex::new(std::collections::BTreeMap::new());
     let reg_start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..concurrency {
@@ -88,12 +92,16 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
                     if i >= n {
                         break;
                     }
-                    if !register(
+                    if let Err(code) = register(
                         &gw,
                         &hco_oracle::testing::key(10_000_000 + i),
                         SystemClock.now(),
                     ) {
                         errors.fetch_add(1, Ordering::Relaxed);
+                        tracing::debug!(%code, "registration failed");
+                        if let Ok(mut codes) = error_codes.lock() {
+                            *codes.entry(code).or_insert(0u64) += 1;
+                        }
                     }
                 }
             });
@@ -101,13 +109,22 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     });
     let registrations_per_s = n as f64 / reg_start.elapsed().as_secs_f64();
 
-    // The ceremony: request and answer.
+    // The ceremony: request and answer. Requests are signed before the clock starts, as a
+    // client would while waiting for its slot; responses can only be signed once issued.
+    let t = current(&Gateway::new(&url))?.0;
+    let keys: Vec<_> = (0..n)
+        .map(|i| hco_oracle::testing::key(10_000_000 + i))
+        .collect();
+    let requests: Vec<_> = keys
+        .iter()
+        .map(|k| hco_oracle::SignedRequest::new(k, t, 0))
+        .collect();
     let next = AtomicU64::new(0);
     let accepted = AtomicUsize::new(0);
     let attempted = AtomicUsize::new(0);
     let latencies = Mutex::new(Vec::new());
     let limit = Duration::from_secs(args.seconds);
-    let t = current(&Gateway::new(&url))?.0;
+    let server_cpu_before = cpu_seconds(pid).unwrap_or(0.0);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..concurrency {
@@ -121,8 +138,12 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
                         break;
                     }
                     attempted.fetch_add(1, Ordering::Relaxed);
-                    let key = hco_oracle::testing::key(10_000_000 + i);
-                    let trip = challenge_and_respond(&gw, &registry, &key, t);
+                    let trip = challenge_and_respond_signed(
+                        &gw,
+                        &registry,
+                        &keys[i as usize],
+                        &requests[i as usize],
+                    );
                     errors.fetch_add(u64::from(trip.errors), Ordering::Relaxed);
                     if trip.accepted {
                         accepted.fetch_add(1, Ordering::Relaxed);
@@ -136,6 +157,8 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         }
     });
     let elapsed = start.elapsed().as_secs_f64();
+    tracing::info!(codes = ?error_codes.lock().map(|c| c.clone()).unwrap_or_default(), "registration errors");
+    let server_cpu = cpu_seconds(pid).unwrap_or(0.0) - server_cpu_before;
     let mut latencies = latencies.into_inner().unwrap_or_default();
     latencies.sort();
     let accepted = accepted.into_inner();
@@ -150,6 +173,12 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency,
         seconds: (elapsed * 100.0).round() / 100.0,
         registrations_per_s: registrations_per_s.round(),
+        server_cpu_s: (server_cpu * 100.0).round() / 100.0,
+        accepted_per_server_core_s: if server_cpu > 0.0 {
+            (accepted as f64 / server_cpu).round()
+        } else {
+            0.0
+        },
         durable_writes: true,
     };
     if args.json {

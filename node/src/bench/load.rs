@@ -22,13 +22,16 @@ pub struct RoundTrip {
     pub accepted_at: Option<(u64, u64)>,
 }
 
-/// Registers `key` as an agent; returns whether it worked.
-pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> bool {
-    gw.post(
+/// Registers `key` as an agent; the error code when it fails.
+pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> Result<(), String> {
+    match gw.post(
         "/v1/identities",
         &SignedRegister::new(key, Class::Agent, now_ms),
-    )
-    .is_ok_and(|r| r.status == 201)
+    ) {
+        Ok(r) if r.status == 201 => Ok(()),
+        Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),
+        Err(_) => Err("unreachable".into()),
+    }
 }
 
 /// Requests challenge `(t, 0)` for a registered `key`, solves it and responds.
@@ -38,13 +41,23 @@ pub fn challenge_and_respond(
     key: &SigningKey,
     t: u64,
 ) -> RoundTrip {
+    challenge_and_respond_signed(gw, registry, key, &SignedRequest::new(key, t, 0))
+}
+
+/// [`challenge_and_respond`] with the request already signed.
+pub fn challenge_and_respond_signed(
+    gw: &Gateway,
+    registry: &Registry,
+    key: &SigningKey,
+    request: &SignedRequest,
+) -> RoundTrip {
     let mut out = RoundTrip {
         accepted: false,
         errors: 0,
         respond: None,
         accepted_at: None,
     };
-    let issued = match gw.post("/v1/challenges", &SignedRequest::new(key, t, 0)) {
+    let issued = match gw.post("/v1/challenges", request) {
         Ok(r) if r.status == 200 => r.body,
         _ => {
             out.errors += 1;
@@ -82,7 +95,7 @@ pub fn round_trip(
     now_ms: u64,
     t: u64,
 ) -> RoundTrip {
-    if !register(gw, key, now_ms) {
+    if register(gw, key, now_ms).is_err() {
         return RoundTrip {
             accepted: false,
             errors: 1,
@@ -118,6 +131,17 @@ pub fn peak_rss_mb(pid: u32) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// CPU time (user + system) a process has used so far, in seconds (Linux).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0) // USER_HZ is 100 on Linux
 }
 
 /// The `q` quantile of sorted durations, in milliseconds.
