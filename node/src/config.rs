@@ -327,3 +327,75 @@ impl NetworkSection {
         Ok(params)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+        let mut out = Vec::new();
+        for dir in [root.clone(), root.join("devnet")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "toml") {
+                    out.push(path);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_shipped_config_loads_and_its_parameters_validate() {
+        let paths = shipped();
+        assert!(paths.len() >= 6, "{paths:?}");
+        for path in paths {
+            let config =
+                Config::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            let me = match config.network.committee.first() {
+                Some(first) => first.parse().unwrap(),
+                None => NodeId([7; 32]),
+            };
+            let params = config
+                .network
+                .params(me)
+                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            params
+                .validate(&hco_challenges::Registry::builtin())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+
+    #[test]
+    fn devnet_configs_agree_on_the_network() {
+        let digests: std::collections::BTreeSet<_> = (0..4)
+            .map(|i| {
+                let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("../configs/devnet/node{i}.toml"));
+                let c = Config::load(&path).unwrap();
+                c.network
+                    .params(c.network.committee[i].parse().unwrap())
+                    .unwrap()
+                    .digest()
+            })
+            .collect();
+        assert_eq!(digests.len(), 1, "devnet nodes would refuse each other");
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_values_are_errors_that_name_them() {
+        let err = toml::from_str::<Config>("[http]\nlisen = \"x\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("lisen"), "{err}");
+        let c: Config = toml::from_str("[network]\nwindow = \"0s\"").unwrap();
+        let err = c
+            .network
+            .params(NodeId([7; 32]))
+            .unwrap()
+            .validate(&hco_challenges::Registry::builtin())
+            .unwrap_err();
+        assert_eq!(err.field, "window_ms");
+    }
+}

@@ -64,8 +64,10 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
             admin,
         } => {
             let nodes = up(&dir, nodes, window, admin)?;
+            let mut out = std::io::stdout().lock();
             for n in &nodes {
-                println!("{}", n.http);
+                // A closed pipe (`| head -1`) is not an error for a command that is done.
+                let _ = std::io::Write::write_all(&mut out, format!("{}\n", n.http).as_bytes());
             }
             Ok(())
         }

@@ -96,7 +96,36 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64) {
     if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
         node.net.publish(Topic::Reveal, codec::encode(&reveal));
     }
+    // The previous window's reveals have arrived by now: audit it.
+    if let Some(prev) = t.checked_sub(1) {
+        audit(node, prev).await;
+    }
     prune(node, t, retention).await;
+}
+
+/// Re-derives every challenge of window `t` from the revealed secrets and checks every
+/// acceptance; findings are logged with their evidence and counted.
+async fn audit(node: &Arc<Node>, t: u64) {
+    let oracle = node.oracle.clone();
+    match tokio::task::spawn_blocking(move || oracle.audit(t)).await {
+        Ok(Ok(report)) => {
+            for f in &report.findings {
+                let c = f.evidence.acceptance.challenge();
+                tracing::warn!(t, issuer = %c.issuer, id = %c.id, j = c.j, violation = ?f.violation, "audit finding: an issuer accepted an invalid response");
+            }
+            node.metrics
+                .audit_findings
+                .inc_by(report.findings.len() as u64);
+            tracing::debug!(
+                t,
+                checked = report.checked,
+                unrevealed = report.unrevealed,
+                "window audited"
+            );
+        }
+        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while auditing"),
+        Err(e) => tracing::error!(t, error = %e, "audit task failed"),
+    }
 }
 
 /// Fetches from each connected committee member the acceptances of `t` this node lacks.

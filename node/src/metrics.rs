@@ -140,6 +140,38 @@ impl Metrics {
         m
     }
 
+    /// Creates the known series at zero, so dashboards and alerts see them before the first
+    /// event (an empty family is not exported at all).
+    pub fn preregister(&self, families: &[&str]) {
+        for family in families {
+            let _ = self.issued.get_or_create(&FamilyLabel {
+                family: (*family).into(),
+            });
+            let _ = self.accepted.get_or_create(&FamilyLabel {
+                family: (*family).into(),
+            });
+        }
+        for reason in hco_oracle::Reason::all_codes() {
+            let _ = self.rejected.get_or_create(&RejectLabel {
+                reason: reason.into(),
+                family: "none".into(),
+            });
+        }
+        for topic in ["registry", "acceptance", "summary", "reveal"] {
+            for result in ["accept", "reject", "ignore"] {
+                let _ = self.gossip.get_or_create(&GossipLabel {
+                    topic: topic.into(),
+                    result: result.into(),
+                });
+            }
+        }
+        for queue in ["publish", "events", "gossip", "rpc", "verify"] {
+            let _ = self.dropped.get_or_create(&DropLabel {
+                queue: queue.into(),
+            });
+        }
+    }
+
     /// Counts a rejection.
     pub fn reject(&self, reason: &str, family: Option<&str>) {
         self.rejected

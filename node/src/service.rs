@@ -72,6 +72,13 @@ impl Node {
             .iter()
             .filter_map(|n| crate::network::peer_id(n).map(|p| (*n, p)))
             .collect();
+        let families: Vec<&str> = oracle
+            .params()
+            .families
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        metrics.preregister(&families);
         let (verify_tx, verify_rx) = mpsc::channel(8 * MAX_BATCH);
         let node = Arc::new(Self {
             oracle,

@@ -6,6 +6,8 @@ mod error;
 mod handlers;
 mod openapi;
 pub mod rtt;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -117,3 +117,23 @@ fn sim_run_writes_the_summary() {
     assert_eq!(summary["lemma1_violations"].as_u64(), Some(0));
     assert!(summary["fit"]["r2"].as_f64().unwrap() > 0.9);
 }
+
+#[test]
+fn devnet_operator_example_script_runs_end_to_end() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/operator.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(dir.path().join("devnet"))
+        .env("HCO", env!("CARGO_BIN_EXE_hco"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("\"verdict\":\"accepted\""), "{stdout}");
+    assert!(stdout.contains("\"valid\":true"), "{stdout}");
+}

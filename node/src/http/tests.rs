@@ -1,0 +1,257 @@
+//! The router without a listening socket (`tower::ServiceExt::oneshot`), over a real oracle on a
+//! temporary ledger and a real (unconnected) swarm.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use hco_challenges::{Class, Registry};
+use hco_oracle::{Clock, Ledger, ManualClock, Oracle, SignedRegister, SignedRequest, testing};
+use serde_json::Value;
+use tower::ServiceExt;
+
+use super::{AppState, router};
+use crate::config::P2pSection;
+use crate::metrics::Metrics;
+use crate::service::Node;
+
+struct Harness {
+    app: axum::Router,
+    node: Arc<Node>,
+    now: u64,
+}
+
+async fn harness() -> Harness {
+    let key = testing::key(1);
+    let params = testing::params_for(&[testing::node_id(&key)]);
+    let oracle = Arc::new(
+        Oracle::new(
+            params.clone(),
+            Registry::builtin(),
+            key.clone(),
+            Ledger::temporary(params.digest()).unwrap(),
+        )
+        .unwrap(),
+    );
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = Arc::new(Metrics::new(&mut registry));
+    let (net, _events, event_loop) = crate::network::new(
+        crate::network::keypair(&key).unwrap(),
+        &P2pSection::default(),
+        params.digest().to_hex(),
+        metrics.clone(),
+    )
+    .unwrap();
+    tokio::spawn(event_loop.run(tokio_util::sync::CancellationToken::new()));
+    let now = params.genesis_ms + 1_000;
+    let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(now));
+    let node = Node::start(oracle, net, metrics, clock);
+    let state = AppState {
+        node: node.clone(),
+        registry: Arc::new(registry),
+        game: None,
+    };
+    Harness {
+        app: router(state, 4096, Duration::from_secs(5), false),
+        node,
+        now,
+    }
+}
+
+async fn call(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    body: Body,
+) -> (StatusCode, Value, String) {
+    let req = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json")
+        .body(body)
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+        text,
+    )
+}
+
+fn json(v: &impl serde::Serialize) -> Body {
+    Body::from(serde_json::to_vec(v).unwrap())
+}
+
+#[tokio::test]
+async fn bad_input_gets_codes_and_leaves_no_state() {
+    let h = harness().await;
+    let (status, body, _) = call(&h.app, "POST", "/v1/identities", Body::from("{not json")).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("malformed"))
+    );
+    let (status, body, _) = call(
+        &h.app,
+        "POST",
+        "/v1/identities",
+        Body::from(vec![b'x'; 10_000]),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some("message_too_large"))
+    );
+    let (status, body, _) = call(&h.app, "GET", "/v1/nowhere", Body::empty()).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
+
+    let agent = testing::key(50);
+    let mut forged = SignedRegister::new(&agent, Class::Agent, h.now);
+    forged.sig.0[0] ^= 1;
+    let (status, body, _) = call(&h.app, "POST", "/v1/identities", json(&forged)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_identity_signature"))
+    );
+    // An unregistered identity's request creates nothing.
+    let (status, body, _) = call(
+        &h.app,
+        "POST",
+        "/v1/challenges",
+        json(&SignedRequest::new(&agent, 0, 0)),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("unknown_identity"))
+    );
+    let ledger = h.node.oracle.ledger();
+    assert_eq!(ledger.identity_count(), 0);
+    assert!(
+        ledger
+            .issued(0, &testing::identity_id(&agent), 0)
+            .unwrap()
+            .is_none()
+    );
+
+    let (status, body, _) = call(&h.app, "GET", "/v1/windows/0/certificate", Body::empty()).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("no_certificate"))
+    );
+    let (status, body, _) = call(&h.app, "GET", "/v1/identities/zz", Body::empty()).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request"))
+    );
+    let (_, _, metrics) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    assert!(
+        metrics.contains("hco_rejections_total{reason=\"unknown_identity\""),
+        "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn a_round_trip_through_the_router() {
+    let h = harness().await;
+    let agent = testing::key(60);
+    let (status, _, _) = call(
+        &h.app,
+        "POST",
+        "/v1/identities",
+        json(&SignedRegister::new(&agent, Class::Agent, h.now)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, view, _) = call(
+        &h.app,
+        "POST",
+        "/v1/challenges",
+        json(&SignedRequest::new(&agent, 0, 0)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    let view: crate::api::ChallengeView = serde_json::from_value(view).unwrap();
+    let prompt = hco_challenges::Prompt {
+        family: view.prompt.family.clone(),
+        text: view.prompt.text.clone(),
+        data: serde_json::to_vec(&view.prompt.data).unwrap(),
+    };
+    let answer = Registry::builtin()
+        .get(&prompt.family)
+        .unwrap()
+        .solve(&prompt)
+        .unwrap();
+    let response = hco_oracle::Response::new(&agent, view.challenge, answer);
+    let (status, verdict, _) = call(&h.app, "POST", "/v1/responses", json(&response)).await;
+    assert_eq!(
+        (status, verdict["verdict"].as_str()),
+        (StatusCode::OK, Some("accepted")),
+        "{verdict}"
+    );
+    let (status, again, _) = call(&h.app, "POST", "/v1/responses", json(&response)).await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (StatusCode::CONFLICT, Some("already_accepted"))
+    );
+    let id = testing::identity_id(&agent);
+    let (status, ident, _) = call(
+        &h.app,
+        "GET",
+        &format!("/v1/identities/{id}"),
+        Body::empty(),
+    )
+    .await;
+    assert_eq!(
+        (status, ident["status"].as_str()),
+        (StatusCode::OK, Some("active")),
+        "{ident}"
+    );
+    let (status, doc, _) = call(&h.app, "GET", "/openapi.json", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    for path in [
+        "/v1/identities",
+        "/v1/challenges",
+        "/v1/responses",
+        "/v1/windows/{t}/proofs/{id}",
+        "/metrics",
+    ] {
+        assert!(
+            doc["paths"].get(path).is_some(),
+            "{path} missing from the OpenAPI document"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_grafana_dashboard_only_uses_metrics_the_node_exports() {
+    let h = harness().await;
+    let (_, _, metrics) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    let dashboard = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/grafana/hco-node.json"
+    ))
+    .unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for word in dashboard.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if let Some(name) = word.strip_prefix("hco_") {
+            let base = name.trim_end_matches("_bucket").trim_end_matches("_total");
+            names.insert(format!("hco_{base}"));
+        }
+    }
+    assert!(names.len() >= 10);
+    for name in names {
+        assert!(
+            metrics.contains(&format!("# TYPE {name} ")),
+            "{name} is not exported"
+        );
+    }
+}
