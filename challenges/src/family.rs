@@ -126,6 +126,58 @@ pub enum Reject {
         /// The sum of the answer.
         got: u32,
     },
+    /// An attention answer whose events are not in the order of the schedule, or repeat one.
+    #[error("event {event} is out of order: report each target once, in the order they appeared")]
+    WrongTargetOrder {
+        /// Position of the offending event in the answer.
+        event: u32,
+    },
+    /// An attention answer with no event for a scheduled target.
+    #[error("target {target} was not clicked")]
+    TargetMissed {
+        /// The target index in the schedule.
+        target: u32,
+    },
+    /// An attention click too far from its target.
+    #[error("the click on target {target} is {distance} units away, at most {tolerance} allowed")]
+    WrongTargetPosition {
+        /// The target index.
+        target: u32,
+        /// Distance from the target's centre, in arena units (rounded down).
+        distance: u32,
+        /// The largest distance accepted.
+        tolerance: u32,
+    },
+    /// An attention click sooner after its target appeared than a person can react.
+    #[error(
+        "target {target} was clicked {reaction_ms} ms after it appeared, sooner than a person reacts"
+    )]
+    ReactionTooFast {
+        /// The target index.
+        target: u32,
+        /// Click time minus appearance time (negative: before it appeared).
+        reaction_ms: i64,
+    },
+    /// An attention click after its target had gone.
+    #[error("target {target} was clicked {reaction_ms} ms after it appeared, after it had gone")]
+    ReactionTooSlow {
+        /// The target index.
+        target: u32,
+        /// Click time minus appearance time.
+        reaction_ms: i64,
+    },
+    /// Attention reaction times too uniform to come from a person.
+    #[error("the reaction times vary by only {spread_ms} ms across targets, a scripted pattern")]
+    TimingTooRegular {
+        /// Largest minus smallest reaction time.
+        spread_ms: i64,
+    },
+    /// An attention answer that clicked a distractor.
+    #[error("distractor {distractor} was clicked")]
+    DistractorClicked {
+        /// The distractor index in the schedule.
+        distractor: u32,
+    },
 }
 
 impl Reject {
@@ -141,6 +193,13 @@ impl Reject {
             Reject::WordNotAllowed => "word_not_allowed",
             Reject::RequiredWordConstraintFailed => "required_word_constraint_failed",
             Reject::InitialSumMismatch { .. } => "initial_sum_mismatch",
+            Reject::WrongTargetOrder { .. } => "wrong_target_order",
+            Reject::TargetMissed { .. } => "target_missed",
+            Reject::WrongTargetPosition { .. } => "wrong_target_position",
+            Reject::ReactionTooFast { .. } => "reaction_too_fast",
+            Reject::ReactionTooSlow { .. } => "reaction_too_slow",
+            Reject::TimingTooRegular { .. } => "timing_too_regular",
+            Reject::DistractorClicked { .. } => "distractor_clicked",
         }
     }
 
@@ -155,6 +214,13 @@ impl Reject {
         "word_not_allowed",
         "required_word_constraint_failed",
         "initial_sum_mismatch",
+        "wrong_target_order",
+        "target_missed",
+        "wrong_target_position",
+        "reaction_too_fast",
+        "reaction_too_slow",
+        "timing_too_regular",
+        "distractor_clicked",
     ];
 }
 

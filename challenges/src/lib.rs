@@ -13,6 +13,13 @@
 //! `proof_of_work`. Text answers are compared after [`normalize`] (NFKC, case folding,
 //! trimming).
 //!
+//! Human families: [`VisualMatch`] (`visual_match`: the PIX and MATCHA image CAPTCHAs over
+//! distorted words rendered to PNG with a bundled font), [`InteractiveReasoning`]
+//! (`interactive_reasoning`: short ordering, seating, calendar and odd-one-out puzzles with four
+//! options, text only, the non-visual family), [`Attention`] (`attention`: a timed sequence of
+//! targets whose clicks are checked against the seeded schedule and human reaction times) and
+//! the simple `arithmetic_reasoning`.
+//!
 //! ```
 //! use hco_challenges::{FamilyParams, Registry, Seed};
 //!
@@ -25,8 +32,10 @@
 //! ```
 
 mod arithmetic_reasoning;
+pub mod attention;
 pub mod bench;
 mod family;
+mod interactive;
 mod lock;
 mod multi_pass_lock;
 pub mod narrative;
@@ -36,13 +45,16 @@ mod proof_of_work;
 mod registry;
 mod seed;
 mod semantic_math_lock;
+mod visual;
 pub mod vocab;
 
 pub use arithmetic_reasoning::ArithmeticReasoning;
+pub use attention::Attention;
 pub use bench::{FamilyBench, bench_families};
 pub use family::{
     AnswerKey, Class, Family, FamilyParams, Generated, MAX_ANSWER_LEN, Prompt, Reject,
 };
+pub use interactive::InteractiveReasoning;
 pub use lock::MAX_LOCK_ANSWER_LEN;
 pub use multi_pass_lock::MultiPassLock;
 pub use narrative::NarrativeChain;
@@ -51,3 +63,4 @@ pub use proof_of_work::{ProofOfWork, leading_zero_bits, pow_hash};
 pub use registry::Registry;
 pub use seed::{Seed, SeedStream};
 pub use semantic_math_lock::SemanticMathLock;
+pub use visual::VisualMatch;

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::{
-    ArithmeticReasoning, Family, MultiPassLock, NarrativeChain, ObfuscatedTextLock, ProofOfWork,
-    SemanticMathLock,
+    ArithmeticReasoning, Attention, Family, InteractiveReasoning, MultiPassLock, NarrativeChain,
+    ObfuscatedTextLock, ProofOfWork, SemanticMathLock, VisualMatch,
 };
 
 /// The families a node knows, by their stable names.
@@ -31,6 +31,9 @@ impl Registry {
         registry.insert(MultiPassLock);
         registry.insert(SemanticMathLock);
         registry.insert(NarrativeChain::embedded());
+        registry.insert(VisualMatch);
+        registry.insert(InteractiveReasoning);
+        registry.insert(Attention);
         registry
     }
 

@@ -13,6 +13,13 @@ const AGENT_FAMILIES: [&str; 5] = [
     "proof_of_work",
 ];
 
+const HUMAN_FAMILIES: [&str; 4] = [
+    "arithmetic_reasoning",
+    "visual_match",
+    "interactive_reasoning",
+    "attention",
+];
+
 fn params(name: &str) -> FamilyParams {
     let registry = Registry::builtin();
     let family = registry.get(name).unwrap();
@@ -32,6 +39,23 @@ fn builtin_registry_holds_every_agent_family_with_valid_defaults() {
             .unwrap_or_else(|| panic!("{name} is not registered"));
         assert_eq!(family.class().as_str(), "agent", "{name}");
         family.check_params(&family.default_params()).unwrap();
+    }
+}
+
+#[test]
+fn builtin_registry_holds_the_human_families_with_valid_defaults() {
+    let registry = Registry::builtin();
+    for name in HUMAN_FAMILIES {
+        let family = registry
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not registered"));
+        assert_eq!(family.class().as_str(), "human", "{name}");
+        assert_eq!(family.name(), name);
+        family.check_params(&family.default_params()).unwrap();
+        // Every human family has a baseline solver that at least produces an answer.
+        let g = family.generate(&Seed([7; 32]), &family.default_params());
+        assert!(family.solve(&g.prompt).is_some(), "{name}");
+        assert!(family.reference_answer(&g.key).is_some(), "{name}");
     }
 }
 
