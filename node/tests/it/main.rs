@@ -4,4 +4,5 @@
 mod agent;
 mod cli;
 mod devnet;
+mod gossip;
 mod support;
