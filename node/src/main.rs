@@ -4,6 +4,7 @@ mod api;
 mod bench;
 mod client;
 mod config;
+mod corpus;
 mod devnet;
 mod driver;
 mod http;
@@ -63,6 +64,28 @@ enum CorpusCommand {
     Lint {
         /// The directory of narrative set files (JSON).
         dir: PathBuf,
+    },
+    /// Generate new sets through an OpenAI-compatible chat endpoint; only sets that validate and
+    /// pass the linter are written.
+    Generate {
+        /// Base URL of the API, e.g. http://127.0.0.1:11434/v1.
+        #[arg(long)]
+        endpoint: String,
+        /// Model name.
+        #[arg(long)]
+        model: String,
+        /// Domain (biochemistry, cybersecurity, clinical_trials, food_safety, financial_markets).
+        #[arg(long)]
+        domain: String,
+        /// Sets to request.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
+        /// Where accepted sets are written.
+        #[arg(long)]
+        out: PathBuf,
+        /// Environment variable holding the API key, if the endpoint needs one.
+        #[arg(long, default_value = "OPENAI_API_KEY")]
+        api_key_env: String,
     },
 }
 
@@ -172,6 +195,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     dir.display()
                 );
             }
+            Ok(())
+        }
+        Command::Corpus(CorpusCommand::Generate {
+            endpoint,
+            model,
+            domain,
+            count,
+            out,
+            api_key_env,
+        }) => {
+            let key = std::env::var(&api_key_env).ok();
+            let written =
+                corpus::generate(&endpoint, &model, key.as_deref(), &domain, count, &out)?;
+            println!(
+                "{}",
+                serde_json::json!({ "requested": count, "accepted": written })
+            );
             Ok(())
         }
         Command::Bench(cmd) => bench::run(cmd),

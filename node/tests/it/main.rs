@@ -3,6 +3,7 @@
 
 mod agent;
 mod cli;
+mod corpus;
 mod devnet;
 mod gossip;
 mod support;
