@@ -5,6 +5,7 @@ mod agent;
 mod error;
 mod handlers;
 mod openapi;
+mod page;
 pub mod rtt;
 #[cfg(test)]
 mod tests;
@@ -59,6 +60,8 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .route("/healthz", get(handlers::healthz))
         .route("/metrics", get(handlers::metrics))
         .route("/openapi.json", get(openapi::document))
+        .route("/", get(page::index))
+        .route("/static/{file}", get(page::asset))
         .fallback(handlers::not_found)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(TimeoutLayer::with_status_code(

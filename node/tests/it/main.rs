@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod browser;
 mod cli;
 mod corpus;
 mod devnet;

@@ -230,3 +230,241 @@ impl Drop for Single {
         let _ = Command::new("kill").arg(self.pid.to_string()).status();
     }
 }
+
+/// Where browser tests keep their screenshots: `target/browser-artifacts/`.
+pub fn browser_artifacts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("browser-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn on_path(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The W3C WebDriver element key.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A chromedriver process driving one headless Chromium session; both end when dropped.
+pub struct Browser {
+    driver: std::process::Child,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a session with a fresh profile.
+    pub fn start() -> Self {
+        let chromedriver = on_path(&["chromedriver"]).unwrap_or_else(|| {
+            panic!(
+                "chromedriver is not installed: the browser tests need the Debian packages \
+                 `chromium` and `chromium-driver` (scripts/test.sh installs them)"
+            )
+        });
+        let chromium = on_path(&["chromium", "chromium-browser", "google-chrome"])
+            .unwrap_or_else(|| panic!("chromium is not installed (Debian package `chromium`)"));
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let driver = Command::new(chromedriver)
+            .args([format!("--port={port}"), "--allowed-ips=127.0.0.1".into()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let root = format!("http://127.0.0.1:{port}");
+        wait_until(Duration::from_secs(20), || {
+            get(&root, "/status").is_some_and(|s| s["value"]["ready"] == true)
+        });
+        let profile = tempfile::tempdir().unwrap();
+        let args = [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1000,1400",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .chain([format!("--user-data-dir={}", profile.path().display())])
+        .collect::<Vec<_>>();
+        let caps = serde_json::json!({ "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": chromium, "args": args },
+        }}});
+        let (status, body) = post(&root, "/session", &caps);
+        assert_eq!(status, 200, "cannot start Chromium: {body}");
+        let session = format!(
+            "{root}/session/{}",
+            body["value"]["sessionId"].as_str().unwrap()
+        );
+        let browser = Self {
+            driver,
+            session,
+            _profile: profile,
+        };
+        browser.command(
+            "POST",
+            "/timeouts",
+            serde_json::json!({ "script": 20_000, "pageLoad": 20_000 }),
+        );
+        browser
+    }
+
+    /// One WebDriver command; panics with the driver's message when it fails.
+    pub fn command(&self, method: &str, path: &str, body: Value) -> Value {
+        let (status, reply) = self.try_command(method, path, body);
+        assert_eq!(status, 200, "WebDriver {method} {path}: {reply}");
+        reply["value"].clone()
+    }
+
+    fn try_command(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
+        let url = format!("{}{path}", self.session);
+        let reply = match method {
+            "GET" => agent().get(&url).call(),
+            "DELETE" => agent().delete(&url).call(),
+            _ => agent().post(&url).send_json(&body),
+        };
+        match reply {
+            Ok(mut r) => (
+                r.status().as_u16(),
+                r.body_mut().read_json().unwrap_or(Value::Null),
+            ),
+            Err(e) => (0, Value::String(e.to_string())),
+        }
+    }
+
+    pub fn goto(&self, url: &str) {
+        self.command("POST", "/url", serde_json::json!({ "url": url }));
+    }
+
+    /// The element matching `css`, if any.
+    pub fn find(&self, css: &str) -> Option<String> {
+        let (status, reply) = self.try_command(
+            "POST",
+            "/element",
+            serde_json::json!({ "using": "css selector", "value": css }),
+        );
+        (status == 200).then(|| reply["value"][ELEMENT].as_str().unwrap().to_owned())
+    }
+
+    /// Waits for an element matching `css` to be displayed.
+    pub fn wait_for(&self, css: &str) -> String {
+        let mut found = None;
+        wait_until(Duration::from_secs(20), || {
+            found = self.find(css).filter(|e| {
+                self.command("GET", &format!("/element/{e}/displayed"), Value::Null) == true
+            });
+            found.is_some()
+        });
+        found.unwrap()
+    }
+
+    pub fn click(&self, css: &str) {
+        let e = self.wait_for(css);
+        self.command(
+            "POST",
+            &format!("/element/{e}/click"),
+            serde_json::json!({}),
+        );
+    }
+
+    /// Clears a field and types `text` into it.
+    pub fn fill(&self, css: &str, text: &str) {
+        let e = self.wait_for(css);
+        self.command(
+            "POST",
+            &format!("/element/{e}/clear"),
+            serde_json::json!({}),
+        );
+        self.command(
+            "POST",
+            &format!("/element/{e}/value"),
+            serde_json::json!({ "text": text }),
+        );
+    }
+
+    pub fn text(&self, css: &str) -> String {
+        let e = self.wait_for(css);
+        let text = self.command("GET", &format!("/element/{e}/text"), Value::Null);
+        text.as_str().unwrap().to_owned()
+    }
+
+    /// Runs `body` as a function of `arguments` in the page and returns its result.
+    pub fn script(&self, body: &str, args: Value) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            serde_json::json!({ "script": body, "args": args }),
+        )
+    }
+
+    /// Runs an asynchronous script: it calls `arguments[arguments.length - 1]` with its result.
+    pub fn script_async(&self, body: &str, args: Value) -> Value {
+        self.command(
+            "POST",
+            "/execute/async",
+            serde_json::json!({ "script": body, "args": args }),
+        )
+    }
+
+    /// Presses keys (WebDriver key values, e.g. `\u{E007}` for Enter) on the focused element.
+    pub fn keys(&self, keys: &[&str]) {
+        let actions: Vec<Value> = keys
+            .iter()
+            .flat_map(|k| {
+                [
+                    serde_json::json!({ "type": "keyDown", "value": k }),
+                    serde_json::json!({ "type": "keyUp", "value": k }),
+                ]
+            })
+            .collect();
+        self.command(
+            "POST",
+            "/actions",
+            serde_json::json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
+        );
+    }
+
+    /// Resizes the window (the page's viewport follows in headless mode).
+    pub fn resize(&self, width: u32, height: u32) {
+        self.command(
+            "POST",
+            "/window/rect",
+            serde_json::json!({ "width": width, "height": height }),
+        );
+    }
+
+    /// Saves a screenshot of the viewport as `target/browser-artifacts/{name}.png`.
+    pub fn screenshot(&self, name: &str) -> PathBuf {
+        use base64::Engine;
+        let png = self.command("GET", "/screenshot", Value::Null);
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().unwrap())
+            .unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "not a PNG screenshot");
+        let path = browser_artifacts().join(format!("{name}.png"));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.try_command("DELETE", "", Value::Null);
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}

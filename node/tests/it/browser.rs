@@ -1,0 +1,386 @@
+//! The page a person uses, driven in headless Chromium through chromedriver against a real node
+//! process: identity key held by WebCrypto, registration, one challenge of each human family
+//! answered through the page's own controls, the verdicts and reason codes it shows, a phone-
+//! width layout, and screenshots under `target/browser-artifacts/`.
+//!
+//! The test knows the right answers because it holds the node's key file: it derives the
+//! window secret and regenerates the challenge exactly as the issuer did.
+
+use std::time::{Duration, Instant};
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::{Class, Family, Generated, Registry};
+use hco_oracle::{IdentityId, NetworkParams, secret};
+use serde_json::{Value, json};
+
+use crate::support::{Browser, Single, get};
+
+const ENTER: &str = "\u{E007}";
+
+/// Challenges per identity per window on the test nodes.
+const CHALLENGES: u32 = 16;
+
+/// A node whose human identities get only `family`, with that family's deadline.
+fn node_with(family: &str, deadline: &str) -> Single {
+    Single::start(&format!(
+        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\nchallenges_per_window = {CHALLENGES}\n\
+         [[network.families]]\nname = \"{family}\"\ndeadline = \"{deadline}\"\ndifficulty = {}\n",
+        Registry::builtin()
+            .get(family)
+            .unwrap_or_else(|| panic!("`{family}` is not in the registry"))
+            .default_params()
+            .difficulty
+    ))
+}
+
+/// Regenerates challenge `(id, t, j)` as the node's issuer did.
+fn regenerate(node: &Single, id: &str, t: u64, j: u32) -> (Generated, std::sync::Arc<dyn Family>) {
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(node.dir.path().join("node.key")).unwrap()).unwrap();
+    let seed: [u8; 32] = hex::decode(file["secret_key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let w_t = secret::window_secret(&secret::node_secret(&SigningKey::from_bytes(&seed)), t);
+    let params: NetworkParams =
+        serde_json::from_value(get(&node.url, "/v1/params").unwrap()["params"].clone()).unwrap();
+    let registry = Registry::builtin();
+    let id: IdentityId = id.parse().unwrap();
+    let (config, generated) =
+        hco_oracle::derive_challenge(&params, &registry, &w_t, Class::Human, &id, t, j).unwrap();
+    (generated, registry.get(&config.name).unwrap().clone())
+}
+
+/// Opens the page and waits until it has loaded its state.
+fn open(b: &Browser, node: &Single) {
+    b.goto(&node.url);
+    let start = Instant::now();
+    while b.script("return document.body.dataset.ready || ''", json!([])) != "true" {
+        let error = b.script(
+            "return document.getElementById('error').textContent",
+            json!([]),
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the page did not load: {error}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_text(b: &Browser, css: &str, ok: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let text = b.text(css);
+        if ok(&text) {
+            return text;
+        }
+        let error = b.script(
+            "return document.getElementById('error').textContent",
+            json!([]),
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{css} shows `{text}`; page error: `{error}`"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Creates an identity in the page (or imports `key`), registers it, returns its id.
+fn identity_and_register(b: &Browser, key: Option<&SigningKey>) -> String {
+    match key {
+        Some(key) => {
+            b.click("#import-details summary");
+            b.fill("#import-key", &hex::encode(key.to_bytes()));
+            b.click("#import");
+        }
+        None => b.click("#create"),
+    }
+    let id = wait_text(b, "#identity-id", |t| t.len() == 64);
+    wait_text(b, "#status", |t| t == "not registered");
+    b.click("#register:not([disabled])");
+    wait_text(b, "#status", |t| t.starts_with("pending"));
+    id
+}
+
+/// Asks for challenge `j`; returns the window and the regenerated challenge.
+fn get_challenge(
+    b: &Browser,
+    node: &Single,
+    id: &str,
+    j: u32,
+) -> (u64, Generated, std::sync::Arc<dyn Family>) {
+    b.fill("#j", &j.to_string());
+    b.click("#get:not([disabled])");
+    b.wait_for("#challenge");
+    let t: u64 = b.text("#window-t").parse().unwrap();
+    let (generated, family) = regenerate(node, id, t, j);
+    assert_eq!(
+        b.script(
+            "return document.getElementById('prompt-text').textContent",
+            json!([])
+        ),
+        generated.prompt.text,
+        "the page shows the prompt the issuer generated"
+    );
+    (t, generated, family)
+}
+
+/// Sends the typed answer and returns the verdict code the page shows.
+fn send_text(b: &Browser, answer: &str) -> String {
+    b.fill("#answer", answer);
+    b.click("#send");
+    verdict(b)
+}
+
+fn verdict(b: &Browser) -> String {
+    wait_text(b, "#verdict-code", |t| !t.is_empty())
+}
+
+fn reference(generated: &Generated, family: &dyn Family) -> String {
+    String::from_utf8(family.reference_answer(&generated.key).unwrap()).unwrap()
+}
+
+/// The page's BLAKE3 and signing digests agree with the Rust ones, byte for byte.
+fn check_digests(b: &Browser) {
+    let lengths = [
+        0usize, 1, 63, 64, 65, 1023, 1024, 1025, 2048, 2049, 3072, 5000,
+    ];
+    let js = b.script_async(
+        "const done = arguments[arguments.length - 1];
+         Promise.all([import('/static/blake3.js'), import('/static/protocol.js')]).then(([b3, p]) => {
+           const input = (n) => Uint8Array.from({ length: n }, (_, i) => i % 251);
+           done({
+             hash: arguments[0].map((n) => p.toHex(b3.hash(input(n)))),
+             derived: arguments[0].map((n) => p.toHex(b3.deriveKey('hco test v1', input(n)))),
+             signed: p.toHex(p.digest('hco register v1', [input(1), input(32), input(0), input(700)])),
+           });
+         }).catch((e) => done({ error: String(e) }));",
+        json!([lengths]),
+    );
+    assert!(js.get("error").is_none(), "{js}");
+    for (i, n) in lengths.iter().enumerate() {
+        let input: Vec<u8> = (0..*n).map(|i| (i % 251) as u8).collect();
+        assert_eq!(
+            js["hash"][i],
+            blake3::hash(&input).to_hex().as_str(),
+            "hash of {n} bytes"
+        );
+        assert_eq!(
+            js["derived"][i],
+            hex::encode(blake3::derive_key("hco test v1", &input)),
+            "derive_key of {n} bytes"
+        );
+    }
+    let input = |n: usize| (0..n).map(|i| (i % 251) as u8).collect::<Vec<u8>>();
+    let rust = hco_oracle::sign::digest(
+        "hco register v1",
+        &[&input(1), &input(32), &input(0), &input(700)],
+    );
+    assert_eq!(js["signed"], hex::encode(rust.0));
+}
+
+/// At 390 px wide nothing scrolls sideways and every control stays inside the screen.
+fn check_narrow(b: &Browser, name: &str) {
+    b.resize(390, 1400);
+    let layout = b.script(
+        "const w = document.documentElement.clientWidth;
+         const wide = [...document.querySelectorAll('button, input, textarea, img, #arena')]
+           .filter((e) => e.offsetParent && e.getBoundingClientRect().right > w + 1)
+           .map((e) => e.id || e.tagName);
+         return { w, scroll: document.documentElement.scrollWidth, wide };",
+        json!([]),
+    );
+    assert!(layout["w"].as_u64().unwrap() <= 390, "{layout}");
+    assert!(
+        layout["scroll"].as_u64() <= layout["w"].as_u64(),
+        "the page scrolls sideways on a phone: {layout}"
+    );
+    assert_eq!(layout["wide"], json!([]), "{layout}");
+    screenshot(b, name);
+    b.resize(1000, 1400);
+}
+
+#[test]
+fn devnet_browser_arithmetic_round_trip_and_rejections() {
+    let b = Browser::start();
+    let node = node_with("arithmetic_reasoning", "60s");
+    open(&b, &node);
+    check_digests(&b);
+
+    // An imported key shows the id Rust computes for it.
+    let key = SigningKey::from_bytes(&[7; 32]);
+    let id = identity_and_register(&b, Some(&key));
+    assert_eq!(id, hex::encode(key.verifying_key().to_bytes()));
+
+    let (_, generated, family) = get_challenge(&b, &node, &id, 0);
+    let right = reference(&generated, family.as_ref());
+    assert_eq!(
+        b.script(
+            "return document.getElementById('answer').getAttribute('inputmode')",
+            json!([])
+        ),
+        "numeric"
+    );
+    let wrong = (right.parse::<i64>().unwrap() + 1).to_string();
+    assert_eq!(send_text(&b, &wrong), "answer_mismatch");
+    // A rejection writes nothing: the same challenge can still be answered.
+    assert_eq!(send_text(&b, &right), "accepted");
+    screenshot(&b, "arithmetic_reasoning");
+    wait_text(&b, "#status", |t| t.starts_with("active"));
+    assert_eq!(
+        b.script("return document.getElementById('j').value", json!([])),
+        "1"
+    );
+
+    // Asking for challenge 0 again returns the same challenge; answering it again is a replay.
+    get_challenge(&b, &node, &id, 0);
+    assert_eq!(send_text(&b, &right), "already_accepted");
+    check_narrow(&b, "arithmetic_reasoning_phone");
+}
+
+#[test]
+fn devnet_browser_late_answer_is_expired() {
+    let b = Browser::start();
+    let node = node_with("arithmetic_reasoning", "2s");
+    open(&b, &node);
+    let id = identity_and_register(&b, None);
+    let (_, generated, family) = get_challenge(&b, &node, &id, 0);
+    wait_text(&b, "#countdown", |t| t == "time is up");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        send_text(&b, &reference(&generated, family.as_ref())),
+        "challenge_expired"
+    );
+    screenshot(&b, "arithmetic_reasoning_expired");
+}
+
+#[test]
+fn devnet_browser_human_families() {
+    let b = Browser::start();
+    for name in ["interactive_reasoning", "visual_match", "attention"] {
+        let node = node_with(name, "60s");
+        open(&b, &node);
+        let id = identity_and_register(&b, None);
+        for j in plays(&b, &node, &id, name) {
+            let (_, generated, family) = get_challenge(&b, &node, &id, j);
+            let data: Value = serde_json::from_slice(&generated.prompt.data).unwrap();
+            let shot = match data["mode"].as_str() {
+                Some(mode) => format!("{name}_{mode}"),
+                None => name.to_owned(),
+            };
+            let answer = reference(&generated, family.as_ref());
+            match name {
+                "attention" => play_attention(&b, &data, &shot),
+                "interactive_reasoning" => {
+                    screenshot(&b, &shot);
+                    // Keyboard only: into the options, arrows to the answer, Tab to Send, Enter.
+                    let index = answer.as_bytes()[0] - b'A';
+                    b.script(
+                        "document.querySelector('input[name=choice]').focus()",
+                        json!([]),
+                    );
+                    let mut keys = vec![" "];
+                    keys.extend(std::iter::repeat_n("\u{E015}", usize::from(index)));
+                    keys.extend(["\u{E004}", ENTER]);
+                    b.keys(&keys);
+                }
+                _ => {
+                    if data["mode"] == "matcha" {
+                        for (r, pick) in answer.chars().enumerate() {
+                            b.click(&format!("input[name='round-{r}'][value='{pick}']"));
+                        }
+                    } else {
+                        b.click(&format!("input[name='choice'][value='{answer}']"));
+                    }
+                    screenshot(&b, &shot);
+                    check_narrow(&b, &format!("{shot}_phone"));
+                    b.click("#send");
+                }
+            }
+            assert_eq!(verdict(&b), "accepted", "{shot}");
+            screenshot(&b, &format!("{shot}_accepted"));
+        }
+    }
+}
+
+/// The challenges to play: one, or for `visual_match` one of each mode (PIX and MATCHA).
+fn plays(b: &Browser, node: &Single, id: &str, family: &str) -> Vec<u32> {
+    if family != "visual_match" {
+        return vec![0];
+    }
+    let t: u64 = b.text("#window-t").parse().unwrap();
+    let mode = |j| {
+        let data: Value =
+            serde_json::from_slice(&regenerate(node, id, t, j).0.prompt.data).unwrap();
+        data["mode"].as_str().unwrap().to_owned()
+    };
+    let modes: Vec<String> = (0..CHALLENGES).map(mode).collect();
+    ["pix", "matcha"]
+        .iter()
+        .map(|m| {
+            modes
+                .iter()
+                .position(|x| x == m)
+                .unwrap_or_else(|| panic!("no {m} challenge among {modes:?}")) as u32
+        })
+        .collect()
+}
+
+/// A screenshot of the challenge part of the page.
+fn screenshot(b: &Browser, name: &str) {
+    b.script(
+        "document.getElementById('challenge-h').scrollIntoView({ block: 'start' })",
+        json!([]),
+    );
+    b.screenshot(name);
+}
+
+/// Plays the attention sequence as a person would: each target clicked a varied few hundred
+/// milliseconds after it appears, the last one reached with the arrow keys and Enter.
+fn play_attention(b: &Browser, data: &Value, shot: &str) {
+    screenshot(b, &format!("{shot}_ready"));
+    let targets = data["targets"].as_array().unwrap();
+    let cell = data["arena"].as_u64().unwrap() / data["grid"].as_u64().unwrap();
+    let delays = [260, 390, 310, 450, 280, 420, 340, 370];
+    b.click("#attention-start");
+    for (i, target) in targets.iter().enumerate() {
+        let css = format!("[data-target='{i}']");
+        b.script_async(
+            "const [css, done] = arguments;
+             const el = document.querySelector(css);
+             const poll = () => (el.hidden ? requestAnimationFrame(poll) : done(true));
+             poll();",
+            json!([css]),
+        );
+        let seen = Instant::now();
+        if i == 0 {
+            screenshot(b, &format!("{shot}_running"));
+        }
+        let delay = Duration::from_millis(delays[i % delays.len()]);
+        std::thread::sleep(delay.saturating_sub(seen.elapsed()));
+        if i + 1 < targets.len() {
+            b.click(&css);
+            continue;
+        }
+        // The keyboard: into the grid, arrows to the target's cell, Enter.
+        let at = b.script(
+            "const c = document.querySelector('#arena .cell[tabindex=\"0\"]');
+             c.focus();
+             return [Number(c.dataset.row), Number(c.dataset.col)];",
+            json!([]),
+        );
+        let (row, col) = (at[0].as_i64().unwrap(), at[1].as_i64().unwrap());
+        let want_row = (target["y"].as_u64().unwrap() / cell) as i64;
+        let want_col = (target["x"].as_u64().unwrap() / cell) as i64;
+        let mut keys = Vec::new();
+        let step = |n: i64, less: &'static str, more: &'static str| {
+            std::iter::repeat_n(if n < 0 { less } else { more }, n.unsigned_abs() as usize)
+        };
+        keys.extend(step(want_row - row, "\u{E013}", "\u{E015}"));
+        keys.extend(step(want_col - col, "\u{E012}", "\u{E014}"));
+        keys.push(ENTER);
+        b.keys(&keys);
+    }
+}

@@ -1,0 +1,259 @@
+// The page's flow: identity, registration, the current window, one challenge at a time.
+// Everything signed is signed here, with the key WebCrypto holds for this origin.
+
+import * as P from './protocol.js';
+import { render } from './families.js';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  identity: undefined, // {id, privateKey}
+  offset: 0, // the node's clock minus ours, ms
+  window: null, // GET /v1/windows/current
+  registered: false,
+  challenge: null, // {view, renderer, sending}
+};
+
+const now = () => Date.now() + state.offset;
+
+class ApiError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(json?.code || `http_${res.status}`, json?.message || res.statusText);
+  return json;
+}
+
+function showError(e) {
+  $('error').textContent = e ? (e.code ? `${e.code}: ${e.message}` : String(e.message || e)) : '';
+}
+
+/** Runs a button's action with the button disabled and errors shown. */
+function action(button, run) {
+  $(button).addEventListener('click', async () => {
+    $(button).disabled = true;
+    showError(null);
+    try {
+      await run();
+    } catch (e) {
+      showError(e);
+    } finally {
+      update();
+    }
+  });
+}
+
+function duration(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+function minutes(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function clock(ms) {
+  return new Date(ms - state.offset).toLocaleTimeString();
+}
+
+// ---- identity ----
+
+function showIdentity() {
+  const have = Boolean(state.identity);
+  $('identity-none').hidden = have;
+  $('identity-have').hidden = !have;
+  $('identity-make').hidden = have;
+  $('identity-id').textContent = have ? state.identity.id : '';
+}
+
+action('create', async () => {
+  state.identity = await P.createIdentity();
+  await refresh();
+});
+
+action('import', async () => {
+  state.identity = await P.importIdentity($('import-key').value);
+  $('import-key').value = '';
+  await refresh();
+});
+
+action('forget', async () => {
+  if (!window.confirm('Forget this identity? Unless you have its key file, it is lost.')) return;
+  await P.forgetIdentity();
+  state.identity = undefined;
+  state.registered = false;
+  clearChallenge();
+  await refresh();
+});
+
+// ---- window and status ----
+
+async function refresh() {
+  const id = state.identity ? `?id=${state.identity.id}` : '';
+  const before = Date.now();
+  const w = await api('GET', `/v1/windows/current${id}`);
+  state.offset = w.now - Math.round((before + Date.now()) / 2);
+  state.window = w;
+  $('window-t').textContent = String(w.t);
+  $('window-slot').textContent = w.slot_mode === 'open'
+    ? 'any time in the window'
+    : `${clock(w.slot.start)} to ${clock(w.slot.end)}`;
+  $('window-k').textContent = `${w.challenges_per_window} per window, ${w.solves_required} to solve`;
+  $('j').max = String(w.challenges_per_window - 1);
+  if (state.identity) {
+    try {
+      const s = await api('GET', `/v1/identities/${state.identity.id}`);
+      state.registered = true;
+      const last = s.last_active == null ? 'never active yet' : `last active in window ${s.last_active}`;
+      $('status').textContent = `${s.status} (${s.class}, ${last})`;
+    } catch (e) {
+      if (e.code !== 'unknown_identity') throw e;
+      state.registered = false;
+      $('status').textContent = 'not registered';
+    }
+  } else {
+    $('status').textContent = 'no identity';
+  }
+  update();
+}
+
+action('register', async () => {
+  const reg = await P.signedRegister(state.identity, 'human', Math.round(now()));
+  await api('POST', '/v1/identities', reg);
+  await refresh();
+});
+
+// ---- the challenge ----
+
+function clearChallenge() {
+  state.challenge = null;
+  $('challenge').hidden = true;
+  $('answer-area').replaceChildren();
+}
+
+function showVerdict(code, message) {
+  $('verdict').hidden = false;
+  $('verdict').dataset.code = code;
+  $('verdict-code').textContent = code;
+  $('verdict-message').textContent = message;
+}
+
+action('get', async () => {
+  clearChallenge();
+  $('verdict').hidden = true;
+  await refresh();
+  const j = Number($('j').value);
+  const req = await P.signedRequest(state.identity, state.window.t, j);
+  const view = await api('POST', '/v1/challenges', req);
+  if (!(await P.issuerSignatureValid(view.challenge))) {
+    throw new ApiError('bad_issuer_signature', 'the challenge is not signed by its issuer; not answering it');
+  }
+  const form = $('challenge');
+  $('family').textContent = `Family: ${view.prompt.family.replace(/_/g, ' ')}`;
+  $('prompt-text').textContent = view.prompt.text;
+  const area = $('answer-area');
+  const renderer = render(view.prompt, area, form, () => send().catch(showError));
+  state.challenge = { view, renderer, sending: false };
+  $('send').hidden = Boolean(renderer.auto);
+  form.hidden = false;
+  form.dataset.family = view.prompt.family;
+  (renderer.focus || form.querySelector('input, button'))?.focus();
+  tick();
+});
+
+const FINAL = ['already_accepted', 'challenge_expired', 'wrong_window', 'bad_issuer_signature'];
+
+async function send() {
+  const c = state.challenge;
+  if (!c || c.sending || c.done) return;
+  const answer = c.renderer.answer();
+  if (!answer) {
+    showError({ message: 'Give an answer first.' });
+    return;
+  }
+  c.sending = true;
+  $('send').disabled = true;
+  $('verdict').hidden = true;
+  $('verdict-code').textContent = '';
+  showError(null);
+  try {
+    const response = await P.signedResponse(state.identity, c.view.challenge, answer);
+    const v = await api('POST', '/v1/responses', response);
+    showVerdict(v.verdict, `Challenge ${v.j} of window ${v.window} (${v.family}) accepted.`);
+    c.done = 'answered';
+    const next = v.j + 1;
+    if (next < state.window.challenges_per_window) $('j').value = String(next);
+    await refresh();
+  } catch (e) {
+    if (!e.code) throw e;
+    showVerdict(e.code, e.message);
+    // These end the challenge; after another rejection (a wrong answer) it can be answered again.
+    if (FINAL.includes(e.code)) c.done = e.code === 'challenge_expired' ? 'time is up' : 'answered';
+  } finally {
+    c.sending = false;
+    update();
+  }
+}
+
+$('challenge').addEventListener('submit', (e) => {
+  e.preventDefault();
+  send().catch(showError);
+});
+
+// ---- the clock ----
+
+function tick() {
+  const w = state.window;
+  if (w) {
+    const left = w.end - now();
+    $('window-ends').textContent = left > 0 ? duration(left) : 'now: refreshing';
+    if (left <= -1000 && !state.refreshing) {
+      state.refreshing = true;
+      refresh().catch(showError).finally(() => { state.refreshing = false; });
+    }
+  }
+  const c = state.challenge;
+  if (c) {
+    const left = c.view.challenge.challenge.deadline - now();
+    const out = $('countdown');
+    out.textContent = c.done || (left > 0 ? minutes(left) : 'time is up');
+    out.classList.toggle('late', !c.done && left <= 0);
+    out.classList.toggle('soon', !c.done && left > 0 && left <= 5000);
+  }
+}
+
+function update() {
+  showIdentity();
+  const id = Boolean(state.identity);
+  $('register').disabled = !id || state.registered;
+  $('get').disabled = !id || !state.registered;
+  const c = state.challenge;
+  $('send').disabled = !c || c.sending || Boolean(c.done);
+  if (c?.done) $('answer-area').querySelectorAll('input, button').forEach((e) => { e.disabled = true; });
+}
+
+async function main() {
+  if (!window.crypto?.subtle || !window.indexedDB) {
+    showError({ message: 'This browser lacks WebCrypto or IndexedDB; the page needs both (and a secure origin).' });
+    return;
+  }
+  state.identity = await P.loadIdentity();
+  update();
+  await refresh();
+  setInterval(tick, 250);
+  document.body.dataset.ready = 'true';
+}
+
+main().catch(showError);

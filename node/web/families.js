@@ -1,0 +1,214 @@
+// How each family's prompt is shown and answered. A renderer fills the answer area and returns
+// `{answer(), auto?}`: `answer()` gives the answer string (or '' when nothing is chosen yet);
+// `auto` is true for families that send themselves when done (attention). A family without a
+// renderer of its own gets the text and a free-text answer. A new family (a passkey step for
+// presence, say) is one more entry in `RENDERERS`.
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') node.textContent = v;
+    else if (v === true) node.setAttribute(k, '');
+    else if (v !== false && v != null) node.setAttribute(k, v);
+  }
+  node.append(...children);
+  return node;
+}
+
+function freeText(area, inputmode) {
+  const input = el('input', { id: 'answer', name: 'answer', autocomplete: 'off', spellcheck: 'false', inputmode, required: true });
+  area.append(el('label', { for: 'answer', text: 'Your answer' }), input);
+  return { answer: () => input.value.trim(), focus: input };
+}
+
+/** A radio group; `options` are `[value, label]` pairs. */
+function choices(name, legend, options) {
+  const set = el('fieldset', { class: 'choices' }, el('legend', { text: legend }));
+  options.forEach(([value, label], i) => {
+    const id = `${name}-${i}`;
+    set.append(el('div', { class: 'choice' },
+      el('input', { type: 'radio', id, name, value, required: true }),
+      el('label', { for: id, text: label })));
+  });
+  return set;
+}
+
+function checked(form, name) {
+  const input = form.querySelector(`input[name="${name}"]:checked`);
+  return input ? input.value : '';
+}
+
+function image(b64, alt, data) {
+  return el('img', { src: `data:image/png;base64,${b64}`, alt, width: data.width, height: data.height, class: 'puzzle' });
+}
+
+const RENDERERS = {
+  arithmetic_reasoning: (prompt, area) => freeText(area, 'numeric'),
+
+  interactive_reasoning: (prompt, area, form) => {
+    const letters = ['A', 'B', 'C', 'D'];
+    const options = (prompt.data.choices || []).map((c, i) => [letters[i], `${letters[i]}) ${c}`]);
+    area.append(choices('choice', 'Your answer', options));
+    return { answer: () => checked(form, 'choice') };
+  },
+
+  visual_match: (prompt, area, form) => {
+    const d = prompt.data;
+    if (d.mode === 'pix') {
+      area.append(el('figure', {}, image(d.images[0], d.alt[0], d)));
+      area.append(choices('choice', 'Which word does the image show?', d.choices.map((c) => [c, c])));
+      return { answer: () => checked(form, 'choice') };
+    }
+    const rounds = d.rounds || d.images.length / 2;
+    for (let r = 0; r < rounds; r++) {
+      const pair = el('div', { class: 'pair' },
+        el('figure', {}, image(d.images[2 * r], d.alt[2 * r], d), el('figcaption', { text: 'Reference' })),
+        el('figure', {}, image(d.images[2 * r + 1], d.alt[2 * r + 1], d), el('figcaption', { text: 'Distorted' })));
+      const set = choices(`round-${r}`, `Round ${r + 1}: the same word?`, [['S', 'Same word'], ['D', 'Different word']]);
+      set.querySelector('legend').after(pair);
+      area.append(set);
+    }
+    return {
+      answer: () => {
+        const picks = Array.from({ length: rounds }, (_, r) => checked(form, `round-${r}`));
+        return picks.every((p) => p) ? picks.join('') : '';
+      },
+    };
+  },
+
+  attention: attention,
+};
+
+/** Shows `prompt` in `area` (inside `form`); `done()` is called when the family sends itself. */
+export function render(prompt, area, form, done) {
+  const renderer = RENDERERS[prompt.family];
+  return renderer ? renderer(prompt, area, form, done) : freeText(area);
+}
+
+/**
+ * attention: the schedule is drawn on a grid of cell buttons. A click (or tap) is placed where
+ * it landed; a cell chosen with the arrow keys and Enter counts as a click at the cell's centre.
+ * The click is credited to the nearest object on screen within the tolerance; each target
+ * once. Times are milliseconds after Start. The answer is sent when the sequence is over.
+ */
+function attention(prompt, area, form, done) {
+  const d = prompt.data;
+  const grid = d.grid;
+  const status = el('p', { id: 'attention-status', role: 'status', 'aria-live': 'polite', text: 'Press Start when ready.' });
+  const arena = el('div', { id: 'arena', role: 'group', 'aria-label': `grid of ${grid} by ${grid} cells` });
+  arena.style.setProperty('--grid', grid);
+  const cells = [];
+  for (let r = 0; r < grid; r++) {
+    for (let c = 0; c < grid; c++) {
+      const cell = el('button', { type: 'button', class: 'cell', 'data-row': r, 'data-col': c, tabindex: r + c === 0 ? 0 : -1, 'aria-label': `row ${r + 1}, column ${c + 1}` });
+      cells.push(cell);
+      arena.append(cell);
+    }
+  }
+  const pct = (v) => `${(100 * v) / d.arena}%`;
+  const objects = [];
+  const place = (spot, kind, index) => {
+    const node = el('div', { class: kind, 'aria-hidden': 'true', hidden: true, [`data-${kind}`]: index });
+    node.style.left = pct(spot.x - d.radius);
+    node.style.top = pct(spot.y - d.radius);
+    node.style.width = node.style.height = pct(2 * d.radius);
+    arena.append(node);
+    objects.push({ kind, index, spot, node, shown: false, done: false });
+  };
+  d.targets.forEach((s, i) => place(s, 'target', i));
+  d.distractors.forEach((s, i) => place(s, 'distractor', i));
+
+  const start = el('button', { type: 'button', id: 'attention-start', text: 'Start' });
+  area.append(status, start, arena);
+
+  const events = [];
+  let t0 = null;
+  let finished = false;
+  const shownTargets = () => objects.filter((o) => o.kind === 'target' && o.shown).length;
+
+  start.addEventListener('click', () => {
+    start.disabled = true;
+    t0 = performance.now();
+    status.textContent = 'Watch the grid.';
+    let end = 0;
+    for (const o of objects) {
+      end = Math.max(end, o.spot.t_ms + d.visible_ms);
+      setTimeout(() => {
+        if (o.done) return;
+        o.shown = true;
+        o.node.hidden = false;
+        if (o.kind === 'target') status.textContent = `Target ${o.index + 1} of ${d.targets.length} is showing.`;
+      }, o.spot.t_ms);
+      setTimeout(() => {
+        o.shown = false;
+        o.node.hidden = true;
+      }, o.spot.t_ms + d.visible_ms);
+    }
+    setTimeout(() => {
+      finished = true;
+      const hits = events.filter((e) => e.target !== undefined).length;
+      status.textContent = `Finished: ${hits} of ${d.targets.length} targets clicked.`;
+      done();
+    }, end + 100);
+    cells[0].focus();
+  });
+
+  arena.addEventListener('click', (e) => {
+    if (t0 === null || finished) return;
+    const t_ms = Math.round(performance.now() - t0);
+    const cell = e.target.closest('.cell');
+    let x;
+    let y;
+    if (e.detail === 0 && cell) {
+      // Keyboard: the centre of the chosen cell.
+      const size = d.arena / grid;
+      x = (Number(cell.dataset.col) + 0.5) * size;
+      y = (Number(cell.dataset.row) + 0.5) * size;
+    } else {
+      const rect = arena.getBoundingClientRect();
+      x = Math.round((10 * (e.clientX - rect.left) * d.arena) / rect.width) / 10;
+      y = Math.round((10 * (e.clientY - rect.top) * d.arena) / rect.height) / 10;
+    }
+    let best = null;
+    for (const o of objects) {
+      if (!o.shown || o.done) continue;
+      const dist = Math.hypot(o.spot.x - x, o.spot.y - y);
+      if (dist <= d.tolerance && (!best || dist < best.dist)) best = { o, dist };
+    }
+    if (!best) {
+      status.textContent = 'Nothing there.';
+      return;
+    }
+    const { o } = best;
+    events.push({ [o.kind]: o.index, t_ms, x, y });
+    if (o.kind === 'target') {
+      o.done = true;
+      o.shown = false;
+      o.node.hidden = true;
+      status.textContent = `Target ${o.index + 1} clicked (${shownTargets()} showing).`;
+    } else {
+      status.textContent = 'That was a grey square.';
+    }
+  });
+
+  arena.addEventListener('keydown', (e) => {
+    const cell = e.target.closest('.cell');
+    if (!cell) return;
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    const move = moves[e.key];
+    if (!move) return;
+    e.preventDefault();
+    const r = Math.min(grid - 1, Math.max(0, Number(cell.dataset.row) + move[0]));
+    const c = Math.min(grid - 1, Math.max(0, Number(cell.dataset.col) + move[1]));
+    const next = cells[r * grid + c];
+    cell.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
+
+  return {
+    auto: true,
+    focus: start,
+    answer: () => (finished ? JSON.stringify(events) : ''),
+  };
+}
