@@ -111,11 +111,25 @@ fn decode<T: DeserializeOwned>(tree: &'static str, bytes: &[u8]) -> Result<T, Le
 
 impl Ledger {
     /// Opens (or creates) the ledger in `path` for the network with `params` digest.
+    ///
+    /// Reopening right after the previous handle in this process was dropped can find sled's
+    /// file lock still held by its background flusher for a moment; the open is retried for up
+    /// to two seconds before the error is returned (another process holding the lock keeps it).
     pub fn open(path: &Path, params: Digest) -> Result<Self, LedgerError> {
-        let db = sled::Config::new()
-            .path(path)
-            .flush_every_ms(Some(500))
-            .open()?;
+        let config = sled::Config::new().path(path).flush_every_ms(Some(500));
+        let mut attempts = 0;
+        let db = loop {
+            match config.open() {
+                Ok(db) => break db,
+                Err(sled::Error::Io(e))
+                    if attempts < 100 && e.to_string().contains("could not acquire lock") =>
+                {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
         Self::with_db(db, params)
     }
 
