@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::{Prompt, Registry};
+use hco_challenges::{Class, Prompt, Registry};
 
 use crate::audit::{AuditReport, SignedReveal, audit_window};
 use crate::certificate::{
@@ -46,6 +46,8 @@ pub struct Oracle {
     commit: Mutex<()>,
     /// Parsed identity keys.
     keys: crate::key_cache::KeyCache,
+    /// Registered classes of identities seen recently.
+    classes: crate::key_cache::IdentityCache<Class>,
     /// The last certified root looked up, `(t, root)`: certificates never change once stored.
     root_cache: Mutex<Option<(u64, Digest)>>,
 }
@@ -78,6 +80,7 @@ impl Oracle {
             commit: Mutex::new(()),
             root_cache: Mutex::new(None),
             keys: crate::key_cache::KeyCache::new(1 << 20),
+            classes: crate::key_cache::IdentityCache::new(1 << 20),
         })
     }
 
@@ -130,6 +133,18 @@ impl Oracle {
         } else {
             Err(Reason::ClassConflict(stored.register.body.class))
         })
+    }
+
+    /// The registered class of `id` (cached: it never changes once registered).
+    fn class_of(&self, id: &IdentityId) -> Result<Option<Class>, LedgerError> {
+        if let Some(class) = self.classes.get(id) {
+            return Ok(Some(class));
+        }
+        let class = self.ledger.identity(id)?.map(|r| r.register.body.class);
+        if let Some(class) = class {
+            self.classes.insert(id, class);
+        }
+        Ok(class)
     }
 
     /// The root certified for `t − 1`, which places the slots of window `t`.
@@ -198,6 +213,7 @@ impl Oracle {
         let Some(record) = self.ledger.identity(&id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
+        self.classes.insert(&id, record.register.body.class);
         if let Some(existing) = self.ledger.issued(t, &id, j)? {
             return Ok(self.envelope(&record, t, j, existing.issued_at));
         }
@@ -227,7 +243,7 @@ impl Oracle {
         let b = &req.body;
         let checks = || -> Result<ChallengeRequestParts, Reason> {
             // Parsing the key here also warms the cache for the response that follows.
-            let key = self.keys.get(&b.id).ok_or(Reason::BadIdentitySignature)?;
+            let key = self.keys.key(&b.id).ok_or(Reason::BadIdentitySignature)?;
             req.check_signature_with(&key)?;
             let current = self.params.window_at(now)?;
             if b.t != current {
@@ -282,7 +298,7 @@ impl Oracle {
             .collect();
         let keys: Vec<_> = digests
             .iter()
-            .map(|(i, _)| self.keys.get(&responses[*i].challenge.challenge.id))
+            .map(|(i, _)| self.keys.key(&responses[*i].challenge.challenge.id))
             .collect();
         let items: Vec<_> = digests
             .iter()
@@ -396,7 +412,7 @@ impl Oracle {
             }));
         }
         // 4. Registered, with the family's class.
-        let Some(record) = self.ledger.identity(&c.id)? else {
+        let Some(class) = self.class_of(&c.id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
         let Some(family) = self
@@ -406,9 +422,9 @@ impl Oracle {
         else {
             return Ok(Err(Reason::UnknownFamily(c.family.clone())));
         };
-        if family.class() != record.register.body.class {
+        if family.class() != class {
             return Ok(Err(Reason::WrongClass {
-                registered: record.register.body.class,
+                registered: class,
                 required: family.class(),
             }));
         }
@@ -421,7 +437,6 @@ impl Oracle {
         // 7. The answer against the regenerated key (reported after signature and replay).
         // The envelope matched our record, so only the answer key is needed: no re-signing.
         let w_t = window_secret(&self.node_secret, c.t);
-        let class = record.register.body.class;
         let answer =
             match derive_challenge(&self.params, &self.registry, &w_t, class, &c.id, c.t, c.j) {
                 Ok((_, generated)) => family
