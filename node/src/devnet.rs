@@ -75,6 +75,15 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
     }
 }
 
+/// `n` distinct free ports: all are held open until every one is chosen, so the kernel cannot
+/// hand out the same port twice (released ones could be reused at once).
+fn distinct_ports(n: usize) -> anyhow::Result<Vec<u16>> {
+    let held: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<_, _>>()?;
+    held.iter().map(|l| Ok(l.local_addr()?.port())).collect()
+}
+
 /// A free TCP port on 127.0.0.1 (bound and released).
 pub fn free_port() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -104,9 +113,8 @@ pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result
         };
         keys.push((path, key));
     }
-    let ports: Vec<(u16, u16)> = (0..n)
-        .map(|_| Ok((free_port()?, free_port()?)))
-        .collect::<anyhow::Result<_>>()?;
+    let ports = distinct_ports(2 * n)?;
+    let ports: Vec<(u16, u16)> = ports.chunks(2).map(|p| (p[0], p[1])).collect();
     let peer_addr = |i: usize| -> anyhow::Result<String> {
         let peer = crate::network::keypair(&keys[i].1)?.public().to_peer_id();
         Ok(format!("/ip4/127.0.0.1/tcp/{}/p2p/{peer}", ports[i].1))
