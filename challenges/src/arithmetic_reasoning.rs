@@ -95,16 +95,7 @@ impl Family for ArithmeticReasoning {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if STEPS.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "difficulty {} steps is outside {}..={}",
-                params.difficulty,
-                STEPS.start(),
-                STEPS.end()
-            ))
-        }
+        crate::check_difficulty(params, STEPS, "steps")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

@@ -85,6 +85,25 @@ pub struct FamilyParams {
     pub difficulty: u32,
 }
 
+/// Checks that `params.difficulty` lies in a family's allowed `range`; `what` names what the
+/// difficulty counts (steps, passes, distortion strength…), for the error message.
+pub fn check_difficulty(
+    params: &FamilyParams,
+    range: std::ops::RangeInclusive<u32>,
+    what: &str,
+) -> Result<(), String> {
+    if range.contains(&params.difficulty) {
+        Ok(())
+    } else {
+        Err(format!(
+            "difficulty {} ({what}) is outside {}..={}",
+            params.difficulty,
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
 /// Why a family rejected an answer. Codes are stable and shared with the oracle's reason table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

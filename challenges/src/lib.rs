@@ -53,6 +53,7 @@ pub use attention::Attention;
 pub use bench::{FamilyBench, bench_families};
 pub use family::{
     AnswerKey, Class, Family, FamilyParams, Generated, MAX_ANSWER_LEN, Prompt, Reject,
+    check_difficulty,
 };
 pub use interactive::InteractiveReasoning;
 pub use lock::MAX_LOCK_ANSWER_LEN;

@@ -80,16 +80,7 @@ impl Family for MultiPassLock {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if PASSES.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "difficulty {} passes is outside {}..={}",
-                params.difficulty,
-                PASSES.start(),
-                PASSES.end()
-            ))
-        }
+        crate::check_difficulty(params, PASSES, "passes")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

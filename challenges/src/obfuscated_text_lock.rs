@@ -80,16 +80,7 @@ impl Family for ObfuscatedTextLock {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if LEVELS.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "difficulty {} is outside the noise levels {}..={}",
-                params.difficulty,
-                LEVELS.start(),
-                LEVELS.end()
-            ))
-        }
+        crate::check_difficulty(params, LEVELS, "noise level")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

@@ -98,16 +98,7 @@ impl Family for Attention {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if LEVELS.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "attention difficulty {} is outside {}..={}",
-                params.difficulty,
-                LEVELS.start(),
-                LEVELS.end()
-            ))
-        }
+        crate::check_difficulty(params, LEVELS, "level")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

@@ -116,16 +116,7 @@ impl Family for InteractiveReasoning {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if SIZES.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "interactive_reasoning difficulty {} is outside {}..={}",
-                params.difficulty,
-                SIZES.start(),
-                SIZES.end()
-            ))
-        }
+        crate::check_difficulty(params, SIZES, "puzzle size")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

@@ -111,16 +111,7 @@ impl Family for SemanticMathLock {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if LEVELS.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "difficulty {} is outside {}..={}",
-                params.difficulty,
-                LEVELS.start(),
-                LEVELS.end()
-            ))
-        }
+        crate::check_difficulty(params, LEVELS, "level")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {

@@ -208,16 +208,7 @@ impl Family for VisualMatch {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        if STRENGTHS.contains(&params.difficulty) {
-            Ok(())
-        } else {
-            Err(format!(
-                "visual_match difficulty {} is outside {}..={}: it is the distortion strength",
-                params.difficulty,
-                STRENGTHS.start(),
-                STRENGTHS.end()
-            ))
-        }
+        crate::check_difficulty(params, STRENGTHS, "distortion strength")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {
