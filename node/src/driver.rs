@@ -28,6 +28,12 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
     // Start from the windows closed recently: a restarted node catches up on them.
     let first_open = params.window_at(node.now()).unwrap_or(0);
     let mut next = first_open.saturating_sub(options.catch_up_windows);
+    // A window that closed while this node was down must not be summarized from the node's own
+    // partial view: once signed, the node cannot sign the certified root any more. Give the
+    // committee a bounded time to connect so registry sync and reconciliation come first.
+    if params.closes_at(next) + SETTLE.as_millis() as u64 <= node.now() {
+        wait_for_quorum(&node, CATCH_UP_WAIT, &shutdown).await;
+    }
     let mut synced_registry = false;
     loop {
         let now = node.now();
@@ -47,6 +53,41 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
         tokio::select! {
             _ = shutdown.cancelled() => break,
             _ = tokio::time::sleep(sleep) => {}
+        }
+    }
+}
+
+/// How long a starting node waits for a quorum of the committee before catching up alone.
+const CATCH_UP_WAIT: Duration = Duration::from_secs(10);
+
+/// Waits until this node and the committee members it is connected to make a quorum, `limit`
+/// passes, or shutdown.
+async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &CancellationToken) {
+    let quorum = node.oracle.params().quorum as usize;
+    let members: HashSet<_> = node.other_members().into_iter().map(|(_, p)| p).collect();
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let connected = node
+            .net
+            .peers()
+            .await
+            .into_iter()
+            .filter(|p| members.contains(p))
+            .count();
+        if connected + 1 >= quorum.min(members.len() + 1) {
+            return;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            tracing::warn!(
+                connected,
+                quorum,
+                "catching up on missed windows without a quorum of the committee connected"
+            );
+            return;
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {}
         }
     }
 }
