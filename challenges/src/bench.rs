@@ -114,6 +114,11 @@ pub fn bench_families(
         .names()
         .filter_map(|name| {
             let family = registry.get(name)?;
+            #[cfg(feature = "soft-authenticator")]
+            if name == crate::presence::NAME {
+                // Needs an enrolled authenticator: its own loop.
+                return crate::presence::bench(per_family).ok().map(|b| (name, b));
+            }
             Some((
                 name,
                 bench_family(family.as_ref(), &family.default_params(), per_family),

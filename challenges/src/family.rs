@@ -197,6 +197,44 @@ pub enum Reject {
         /// The distractor index in the schedule.
         distractor: u32,
     },
+    /// A presence answer from an identity without an enrolled passkey.
+    #[error("the identity has no enrolled passkey: enrol one before answering presence challenges")]
+    NoPasskeyEnrolled,
+    /// An assertion made with a credential the identity did not enrol.
+    #[error("the assertion was made with a passkey this identity did not enrol")]
+    UnknownCredential,
+    /// An assertion whose WebAuthn challenge is not this challenge's id.
+    #[error("the assertion was made for another challenge")]
+    AssertionChallengeMismatch,
+    /// An assertion (or attestation) made for another origin or relying party.
+    #[error("the assertion was made for another origin or relying party")]
+    WrongOrigin,
+    /// The authenticator did not report user presence (the UP flag is clear).
+    #[error("the authenticator did not report user presence")]
+    UserPresenceMissing,
+    /// The policy requires user verification and the authenticator did not report it.
+    #[error(
+        "the authenticator did not verify the user (PIN or biometric), which the policy requires"
+    )]
+    UserVerificationMissing,
+    /// The signature counter did not increase: the authenticator may have been cloned.
+    #[error("the signature counter is {got}, it must be above {stored}")]
+    CounterNotIncreased {
+        /// The counter stored for the credential.
+        stored: u32,
+        /// The counter in the assertion.
+        got: u32,
+    },
+    /// The assertion's signature does not verify with the enrolled public key.
+    #[error("the assertion signature does not verify")]
+    BadAssertionSignature,
+    /// In `strict` attestation mode: the authenticator's attestation does not chain to a
+    /// configured CA.
+    #[error("the authenticator's attestation is not trusted by this network's policy")]
+    AttestationUntrusted,
+    /// A passkey enrolment that is not a valid WebAuthn registration.
+    #[error("the passkey enrolment is invalid: {0}")]
+    InvalidEnrolment(String),
 }
 
 impl Reject {
@@ -219,6 +257,16 @@ impl Reject {
             Reject::ReactionTooSlow { .. } => "reaction_too_slow",
             Reject::TimingTooRegular { .. } => "timing_too_regular",
             Reject::DistractorClicked { .. } => "distractor_clicked",
+            Reject::NoPasskeyEnrolled => "no_passkey_enrolled",
+            Reject::UnknownCredential => "unknown_credential",
+            Reject::AssertionChallengeMismatch => "assertion_challenge_mismatch",
+            Reject::WrongOrigin => "wrong_origin",
+            Reject::UserPresenceMissing => "user_presence_missing",
+            Reject::UserVerificationMissing => "user_verification_missing",
+            Reject::CounterNotIncreased { .. } => "counter_not_increased",
+            Reject::BadAssertionSignature => "bad_assertion_signature",
+            Reject::AttestationUntrusted => "attestation_untrusted",
+            Reject::InvalidEnrolment(_) => "invalid_enrolment",
         }
     }
 
@@ -240,7 +288,37 @@ impl Reject {
         "reaction_too_slow",
         "timing_too_regular",
         "distractor_clicked",
+        "no_passkey_enrolled",
+        "unknown_credential",
+        "assertion_challenge_mismatch",
+        "wrong_origin",
+        "user_presence_missing",
+        "user_verification_missing",
+        "counter_not_increased",
+        "bad_assertion_signature",
+        "attestation_untrusted",
+        "invalid_enrolment",
     ];
+}
+
+/// What the oracle knows beyond the seed when it checks an answer: the challenge's id (what a
+/// WebAuthn assertion must be bound to) and the identity's enrolled passkeys (loaded only for
+/// families whose [`Family::uses_passkeys`] is true).
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The id of the challenge answered (the digest of its signed envelope).
+    pub challenge_id: &'a [u8; 32],
+    /// The identity's enrolled passkeys, with their last seen signature counters.
+    pub passkeys: &'a [crate::presence::Passkey],
+}
+
+/// A state change that a verified answer makes: the credential's new signature counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CounterUpdate {
+    /// The credential used.
+    pub credential_id: Vec<u8>,
+    /// Its counter in the verified assertion.
+    pub counter: u32,
 }
 
 /// A challenge family: deterministic from the seed, stateless to verify.
@@ -273,6 +351,29 @@ pub trait Family: Send + Sync + 'static {
 
     /// Checks an answer against the key. Must not panic on any input.
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject>;
+
+    /// Whether answers are checked against the identity's enrolled passkeys (`presence`).
+    fn uses_passkeys(&self) -> bool {
+        false
+    }
+
+    /// Whether the family needs sight (an identity that opted out of visual families never
+    /// draws it).
+    fn is_visual(&self) -> bool {
+        false
+    }
+
+    /// Checks an answer with what the oracle knows beyond the seed; what the oracle calls.
+    /// Families bound to enrolled credentials override it; the rest check against the key alone.
+    fn verify_in(
+        &self,
+        key: &AnswerKey,
+        answer: &[u8],
+        context: &Context<'_>,
+    ) -> Result<Option<CounterUpdate>, Reject> {
+        let _ = context;
+        self.verify(key, answer).map(|()| None)
+    }
 
     /// The built-in solver, where the family has one (a baseline for ε_auto, or the intended
     /// solver for work-based families). `None` when it cannot produce an answer.

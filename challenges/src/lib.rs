@@ -18,7 +18,8 @@
 //! (`interactive_reasoning`: short ordering, seating, calendar and odd-one-out puzzles with four
 //! options, text only, the non-visual family), [`Attention`] (`attention`: a timed sequence of
 //! targets whose clicks are checked against the seeded schedule and human reaction times) and
-//! the simple `arithmetic_reasoning`.
+//! the simple `arithmetic_reasoning`; [`presence`] (a WebAuthn assertion bound to the challenge
+//! id, checked against the identity's enrolled passkeys through [`Family::verify_in`]).
 //!
 //! ```
 //! use hco_challenges::{FamilyParams, Registry, Seed};
@@ -41,6 +42,7 @@ mod multi_pass_lock;
 pub mod narrative;
 pub mod normalize;
 mod obfuscated_text_lock;
+pub mod presence;
 mod proof_of_work;
 mod registry;
 mod seed;
@@ -52,8 +54,8 @@ pub use arithmetic_reasoning::ArithmeticReasoning;
 pub use attention::Attention;
 pub use bench::{FamilyBench, bench_families};
 pub use family::{
-    AnswerKey, Class, Family, FamilyParams, Generated, MAX_ANSWER_LEN, Prompt, Reject,
-    check_difficulty,
+    AnswerKey, Class, Context, CounterUpdate, Family, FamilyParams, Generated, MAX_ANSWER_LEN,
+    Prompt, Reject, check_difficulty,
 };
 pub use interactive::InteractiveReasoning;
 pub use lock::MAX_LOCK_ANSWER_LEN;

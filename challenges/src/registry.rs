@@ -34,6 +34,7 @@ impl Registry {
         registry.insert(VisualMatch);
         registry.insert(InteractiveReasoning);
         registry.insert(Attention);
+        registry.insert(crate::presence::PresenceFamily::default());
         registry
     }
 

@@ -1,0 +1,497 @@
+//! `presence`: a WebAuthn assertion bound to the challenge — the hardware-presence family of
+//! CAHICHA, with a passkey in place of its TPM quote.
+//!
+//! A person first **enrols** a passkey for their identity: the WebAuthn registration challenge is
+//! `BLAKE3-derive("hco passkey enrolment v1", id ‖ created_at)`, so the ceremony needs no server
+//! state and every node can re-verify it; the identity signs the enrolment (see the oracle's
+//! `SignedEnrolment`). Each presence challenge then asks for an assertion whose WebAuthn
+//! challenge bytes are the **challenge id**, so the assertion is bound to `(id, t, j)` and to
+//! the issuer's envelope. Verification ([`Presence::verify_assertion`]) checks, through
+//! `webauthn-rs-core`: the credential is one the identity enrolled, the challenge, the origin
+//! and relying-party hash, user presence (required), user verification (per
+//! [`UserVerification`]), the signature, and that the signature counter increased (authenticators
+//! that keep no counter report 0 every time, which WebAuthn §6.1.1 allows).
+//!
+//! There is no authentication state to store, so none can be reused: the state is re-derived
+//! from the challenge id, and the oracle's acceptance record for `(id, t, j)` is what makes an
+//! assertion single-use (a second answer is `already_accepted`), written together with the new
+//! counter.
+//!
+//! In `strict` [`AttestationMode`] an enrolment is accepted only if the authenticator's
+//! attestation chains to one of the configured CA certificates; `general` accepts any
+//! authenticator (attestation `none`).
+
+#[cfg(feature = "soft-authenticator")]
+mod soft;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+use webauthn_rs_core::WebauthnCore;
+use webauthn_rs_core::error::WebauthnError;
+use webauthn_rs_core::proto::{
+    AttestationCaList, AttestationConveyancePreference, AuthenticationState,
+    CreationChallengeResponse, Credential, PublicKeyCredential, RegisterPublicKeyCredential,
+    RegistrationState, RequestChallengeResponse, UserVerificationPolicy,
+};
+
+#[cfg(feature = "soft-authenticator")]
+pub use soft::{SoftAuthenticator, bench};
+
+use crate::family::{Context, CounterUpdate, check_difficulty};
+use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed};
+
+/// The family's registry name.
+pub const NAME: &str = "presence";
+
+/// Passkeys one identity may enrol.
+pub const MAX_PASSKEYS: usize = 4;
+
+/// Largest enrolment (the registration credential as JSON), in bytes.
+pub const MAX_ENROLMENT_LEN: usize = 16 * 1024;
+
+/// How long a WebAuthn ceremony may take in the browser, in milliseconds.
+const CEREMONY_TIMEOUT_MS: u64 = 60_000;
+
+/// Whether the authenticator must verify the user (PIN, biometric) as well as their presence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UserVerification {
+    /// Every assertion must carry the UV flag; authenticators that cannot verify are refused.
+    Required,
+    /// Asked for; required on later assertions only for passkeys that verified at enrolment.
+    #[default]
+    Preferred,
+}
+
+impl UserVerification {
+    fn policy(self) -> UserVerificationPolicy {
+        match self {
+            UserVerification::Required => UserVerificationPolicy::Required,
+            UserVerification::Preferred => UserVerificationPolicy::Preferred,
+        }
+    }
+
+    /// The WebAuthn `userVerification` value a client puts in its request.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UserVerification::Required => "required",
+            UserVerification::Preferred => "preferred",
+        }
+    }
+}
+
+/// Which authenticators may be enrolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttestationMode {
+    /// Any authenticator (attestation is not requested).
+    #[default]
+    General,
+    /// Only authenticators whose attestation chains to a configured CA.
+    Strict,
+}
+
+/// The relying party and the rules of the presence family. Part of the network parameters:
+/// every node verifies enrolments and assertions the same way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PresencePolicy {
+    /// The WebAuthn relying-party id: the domain of the page (an IP address is not allowed).
+    pub rp_id: String,
+    /// The relying-party name authenticators show.
+    pub rp_name: String,
+    /// Origins the page is served from (`https://oracle.example`); with `allow_any_port` the
+    /// port is not compared.
+    pub origins: Vec<String>,
+    /// Accept the origins on any port (development setups where each node has its own port).
+    pub allow_any_port: bool,
+    /// User verification policy.
+    pub user_verification: UserVerification,
+    /// Attestation policy.
+    pub attestation: AttestationMode,
+    /// PEM certificates of the attestation CAs trusted in `strict` mode.
+    pub attestation_ca_pem: Vec<String>,
+}
+
+impl Default for PresencePolicy {
+    fn default() -> Self {
+        Self {
+            rp_id: "localhost".into(),
+            rp_name: "Human Challenge Oracle".into(),
+            origins: vec!["http://localhost".into()],
+            allow_any_port: true,
+            user_verification: UserVerification::Preferred,
+            attestation: AttestationMode::General,
+            attestation_ca_pem: Vec::new(),
+        }
+    }
+}
+
+/// An enrolled passkey: the credential's public key, flags and last seen signature counter.
+#[derive(Debug, Clone)]
+pub struct Passkey {
+    credential: Credential,
+}
+
+impl Passkey {
+    /// Decodes a passkey stored by [`Passkey::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        serde_json::from_slice(bytes)
+            .map(|credential| Self { credential })
+            .map_err(|e| format!("stored passkey: {e}"))
+    }
+
+    /// The stored form.
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.credential).unwrap_or_default()
+    }
+
+    /// The WebAuthn credential id.
+    pub fn id(&self) -> &[u8] {
+        self.credential.cred_id.as_slice()
+    }
+
+    /// The last signature counter seen.
+    pub fn counter(&self) -> u32 {
+        self.credential.counter
+    }
+
+    /// The same passkey with its counter moved to `counter`.
+    pub fn with_counter(mut self, counter: u32) -> Self {
+        self.credential.counter = counter;
+        self
+    }
+
+    /// Whether the authenticator verified the user at enrolment.
+    pub fn user_verified(&self) -> bool {
+        self.credential.user_verified
+    }
+}
+
+/// The relying party: enrolment ceremonies and assertion checks under a [`PresencePolicy`].
+#[derive(Debug, Clone)]
+pub struct Presence {
+    policy: PresencePolicy,
+    core: WebauthnCore,
+    cas: Option<AttestationCaList>,
+    /// The authentication state for an assertion, serialised once; only its challenge varies.
+    auth_state: serde_json::Value,
+}
+
+/// The WebAuthn registration challenge of an enrolment by `id` made at `created_at`.
+pub fn enrolment_challenge(id: &[u8; 32], created_at: u64) -> [u8; 32] {
+    let mut material = [0u8; 40];
+    material[..32].copy_from_slice(id);
+    material[32..].copy_from_slice(&created_at.to_be_bytes());
+    blake3::derive_key("hco passkey enrolment v1", &material)
+}
+
+fn b64url(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Replaces the `challenge` of a serialised WebAuthn ceremony state.
+fn with_challenge<T: serde::de::DeserializeOwned>(
+    mut state: serde_json::Value,
+    challenge: &[u8],
+) -> Result<T, String> {
+    state["challenge"] = serde_json::Value::String(b64url(challenge));
+    serde_json::from_value(state).map_err(|e| format!("ceremony state: {e}"))
+}
+
+impl Presence {
+    /// A relying party under `policy`; fails on an origin that is not a URL, or `strict` mode
+    /// without a CA that parses.
+    pub fn new(policy: PresencePolicy) -> Result<Self, String> {
+        if policy.rp_id.is_empty() || policy.rp_id.parse::<std::net::IpAddr>().is_ok() {
+            return Err(format!(
+                "rp_id `{}` must be a domain name (WebAuthn does not allow IP addresses)",
+                policy.rp_id
+            ));
+        }
+        let origins = policy
+            .origins
+            .iter()
+            .map(|o| Url::parse(o).map_err(|e| format!("origin `{o}`: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if origins.is_empty() {
+            return Err("at least one origin is needed".into());
+        }
+        let cas = match policy.attestation {
+            AttestationMode::General => None,
+            AttestationMode::Strict => {
+                let mut list = AttestationCaList::default();
+                for pem in &policy.attestation_ca_pem {
+                    let one = AttestationCaList::try_from(pem.as_bytes())
+                        .map_err(|e| format!("attestation CA: {e:?}"))?;
+                    list.union(&one);
+                }
+                if list.is_empty() {
+                    return Err("strict attestation needs at least one CA certificate".into());
+                }
+                Some(list)
+            }
+        };
+        let core = WebauthnCore::new_unsafe_experts_only(
+            &policy.rp_name,
+            &policy.rp_id,
+            origins,
+            std::time::Duration::from_millis(CEREMONY_TIMEOUT_MS),
+            Some(false),
+            Some(policy.allow_any_port),
+        );
+        let builder = core
+            .new_challenge_authenticate_builder(Vec::new(), Some(policy.user_verification.policy()))
+            .map_err(|e| format!("authentication state: {e}"))?;
+        let (_, state) = core
+            .generate_challenge_authenticate(builder)
+            .map_err(|e| format!("authentication state: {e}"))?;
+        let auth_state =
+            serde_json::to_value(&state).map_err(|e| format!("authentication state: {e}"))?;
+        Ok(Self {
+            policy,
+            core,
+            cas,
+            auth_state,
+        })
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &PresencePolicy {
+        &self.policy
+    }
+
+    fn registration(
+        &self,
+        id: &[u8; 32],
+        created_at: u64,
+    ) -> Result<(CreationChallengeResponse, RegistrationState), Reject> {
+        let name = format!("hco-{}", &hex::encode(id)[..16]);
+        let attestation = match self.policy.attestation {
+            AttestationMode::General => AttestationConveyancePreference::None,
+            AttestationMode::Strict => AttestationConveyancePreference::Direct,
+        };
+        let builder = self
+            .core
+            .new_challenge_register_builder(id, &name, &name)
+            .map_err(|e| Reject::InvalidEnrolment(e.to_string()))?
+            .attestation(attestation)
+            .user_verification_policy(self.policy.user_verification.policy());
+        let (mut options, state) = self
+            .core
+            .generate_challenge_register(builder)
+            .map_err(|e| Reject::InvalidEnrolment(e.to_string()))?;
+        let challenge = enrolment_challenge(id, created_at);
+        options.public_key.challenge = challenge.to_vec().into();
+        let state = serde_json::to_value(&state)
+            .map_err(|e| e.to_string())
+            .and_then(|s| with_challenge(s, &challenge))
+            .map_err(Reject::InvalidEnrolment)?;
+        Ok((options, state))
+    }
+
+    /// The `navigator.credentials.create()` options of an enrolment by `id` at `created_at`.
+    pub fn creation_options(
+        &self,
+        id: &[u8; 32],
+        created_at: u64,
+    ) -> Result<CreationChallengeResponse, Reject> {
+        self.registration(id, created_at)
+            .map(|(options, _)| options)
+    }
+
+    /// Verifies a registration credential (the JSON a browser returns from
+    /// `navigator.credentials.create()`) made for `(id, created_at)`; returns the new passkey.
+    pub fn enrol(
+        &self,
+        id: &[u8; 32],
+        created_at: u64,
+        credential: &[u8],
+    ) -> Result<Passkey, Reject> {
+        if credential.len() > MAX_ENROLMENT_LEN {
+            return Err(Reject::InvalidEnrolment(format!(
+                "{} bytes, at most {MAX_ENROLMENT_LEN}",
+                credential.len()
+            )));
+        }
+        let reg: RegisterPublicKeyCredential = serde_json::from_slice(credential)
+            .map_err(|e| Reject::InvalidEnrolment(format!("not a registration credential: {e}")))?;
+        let (_, state) = self.registration(id, created_at)?;
+        self.core
+            .register_credential(&reg, &state, self.cas.as_ref())
+            .map(|credential| Passkey { credential })
+            .map_err(|e| match rejection(&e) {
+                Some(reject) => reject,
+                None => Reject::InvalidEnrolment(e.to_string()),
+            })
+    }
+
+    /// The `navigator.credentials.get()` options of the assertion answering `challenge_id`.
+    pub fn request_options(
+        &self,
+        challenge_id: &[u8; 32],
+        passkeys: &[Passkey],
+    ) -> Result<RequestChallengeResponse, Reject> {
+        let builder = self
+            .core
+            .new_challenge_authenticate_builder(
+                passkeys.iter().map(|p| p.credential.clone()).collect(),
+                Some(self.policy.user_verification.policy()),
+            )
+            .map_err(|_| Reject::NoPasskeyEnrolled)?;
+        let (mut options, _) = self
+            .core
+            .generate_challenge_authenticate(builder)
+            .map_err(|_| Reject::NoPasskeyEnrolled)?;
+        options.public_key.challenge = challenge_id.to_vec().into();
+        Ok(options)
+    }
+
+    /// Checks an assertion (the JSON of `navigator.credentials.get()`) answering `challenge_id`
+    /// against the identity's passkeys; returns the credential's new counter.
+    pub fn verify_assertion(
+        &self,
+        challenge_id: &[u8; 32],
+        answer: &[u8],
+        passkeys: &[Passkey],
+    ) -> Result<CounterUpdate, Reject> {
+        if passkeys.is_empty() {
+            return Err(Reject::NoPasskeyEnrolled);
+        }
+        let rsp: PublicKeyCredential = serde_json::from_slice(answer).map_err(|_| {
+            Reject::InvalidAnswerFormat("a WebAuthn assertion (PublicKeyCredential JSON)")
+        })?;
+        let passkey = passkeys
+            .iter()
+            .find(|p| p.id() == rsp.raw_id.as_slice())
+            .ok_or(Reject::UnknownCredential)?;
+        let state: AuthenticationState = with_challenge(self.auth_state.clone(), challenge_id)
+            .map_err(|_| Reject::InvalidAnswerFormat("internal: authentication state"))?;
+        match self
+            .core
+            .authenticate_single_credential(&rsp, &state, &passkey.credential)
+        {
+            Ok(result) => Ok(CounterUpdate {
+                credential_id: rsp.raw_id.to_vec(),
+                counter: result.counter(),
+            }),
+            Err(WebauthnError::CredentialPossibleCompromise) => Err(Reject::CounterNotIncreased {
+                stored: passkey.counter(),
+                got: assertion_counter(&rsp).unwrap_or(0),
+            }),
+            Err(e) => Err(rejection(&e).unwrap_or(Reject::InvalidAnswerFormat(
+                "a WebAuthn assertion the relying party can check",
+            ))),
+        }
+    }
+}
+
+/// The signature counter in an assertion's authenticator data (bytes 33..37, big-endian).
+fn assertion_counter(rsp: &PublicKeyCredential) -> Option<u32> {
+    let data = rsp.response.authenticator_data.as_slice();
+    Some(u32::from_be_bytes(data.get(33..37)?.try_into().ok()?))
+}
+
+/// The family reason for a WebAuthn error that has one.
+fn rejection(e: &WebauthnError) -> Option<Reject> {
+    Some(match e {
+        WebauthnError::MismatchedChallenge => Reject::AssertionChallengeMismatch,
+        WebauthnError::InvalidRPOrigin
+        | WebauthnError::InvalidRPIDHash
+        | WebauthnError::CredentialCrossOrigin => Reject::WrongOrigin,
+        WebauthnError::UserNotPresent => Reject::UserPresenceMissing,
+        WebauthnError::UserNotVerified => Reject::UserVerificationMissing,
+        WebauthnError::AuthenticationFailure => Reject::BadAssertionSignature,
+        WebauthnError::CredentialNotFound => Reject::UnknownCredential,
+        WebauthnError::AttestationTrustFailure
+        | WebauthnError::AttestationChainNotTrusted(_)
+        | WebauthnError::AttestationNotVerifiable
+        | WebauthnError::AttestationUntrustedAaguid
+        | WebauthnError::AttestationCertificateTrustStoreEmpty
+        | WebauthnError::MissingAttestationCaList
+        | WebauthnError::AttestationNotSupported => Reject::AttestationUntrusted,
+        _ => return None,
+    })
+}
+
+/// The presence family: a prompt to touch the passkey; answers are checked by the oracle
+/// through [`Family::verify_in`] against the identity's passkeys.
+#[derive(Debug, Clone)]
+pub struct PresenceFamily {
+    presence: Presence,
+}
+
+impl PresenceFamily {
+    /// The family under `policy`.
+    pub fn new(policy: PresencePolicy) -> Result<Self, String> {
+        Presence::new(policy).map(|presence| Self { presence })
+    }
+
+    /// The relying party.
+    pub fn presence(&self) -> &Presence {
+        &self.presence
+    }
+}
+
+impl Default for PresenceFamily {
+    fn default() -> Self {
+        Self::new(PresencePolicy::default()).unwrap_or_else(|e| unreachable!("default policy: {e}"))
+    }
+}
+
+impl Family for PresenceFamily {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn class(&self) -> Class {
+        Class::Human
+    }
+
+    fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
+        check_difficulty(params, 1..=1, "unused by presence: use 1")
+    }
+
+    fn generate(&self, _seed: &Seed, _params: &FamilyParams) -> Generated {
+        // Nothing to randomise: the assertion is bound to the challenge id, which is unique.
+        Generated {
+            prompt: Prompt {
+                family: NAME.into(),
+                text: "Confirm that you are here: use your passkey (touch the security key or \
+                       unlock your device) when your browser asks."
+                    .into(),
+                data: br#"{"webauthn":"get"}"#.to_vec(),
+            },
+            key: AnswerKey(Vec::new()),
+        }
+    }
+
+    /// Without the identity's passkeys nothing can be accepted: see [`Family::verify_in`].
+    fn verify(&self, _key: &AnswerKey, _answer: &[u8]) -> Result<(), Reject> {
+        Err(Reject::NoPasskeyEnrolled)
+    }
+
+    fn uses_passkeys(&self) -> bool {
+        true
+    }
+
+    fn verify_in(
+        &self,
+        _key: &AnswerKey,
+        answer: &[u8],
+        context: &Context<'_>,
+    ) -> Result<Option<CounterUpdate>, Reject> {
+        self.presence
+            .verify_assertion(context.challenge_id, answer, context.passkeys)
+            .map(Some)
+    }
+
+    /// The baseline solver needs an enrolled authenticator: see `SoftAuthenticator`.
+    fn solve(&self, _prompt: &Prompt) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,154 @@
+//! The presence family's baseline solver: a software authenticator (webauthn-authenticator-rs's
+//! `SoftPasskey`) that any script can run. It passes every `general`-mode challenge — presence
+//! proves a WebAuthn authenticator answered, not that a person touched it — and fails `strict`
+//! mode, whose CA list does not include it. The benchmark reports exactly that.
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+use webauthn_authenticator_rs::WebauthnAuthenticator;
+use webauthn_authenticator_rs::softpasskey::SoftPasskey;
+
+use super::{Passkey, Presence, PresenceFamily, PresencePolicy};
+use crate::bench::FamilyBench;
+use crate::family::Context;
+use crate::{Family, Reject};
+
+/// A software passkey for one identity.
+pub struct SoftAuthenticator {
+    token: SoftPasskey,
+    origin: Url,
+}
+
+impl std::fmt::Debug for SoftAuthenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SoftAuthenticator")
+            .field("origin", &self.origin.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SoftAuthenticator {
+    /// An authenticator used from a page at `origin`; it reports user verification.
+    pub fn new(origin: &str) -> Result<Self, String> {
+        Ok(Self {
+            token: SoftPasskey::new(true),
+            origin: Url::parse(origin).map_err(|e| format!("origin `{origin}`: {e}"))?,
+        })
+    }
+
+    /// Runs the enrolment ceremony for `(id, created_at)`; returns the registration credential
+    /// as the JSON a browser would send.
+    pub fn enrol(
+        &mut self,
+        presence: &Presence,
+        id: &[u8; 32],
+        created_at: u64,
+    ) -> Result<Vec<u8>, String> {
+        let options = presence
+            .creation_options(id, created_at)
+            .map_err(|e| e.to_string())?;
+        let credential = self
+            .token
+            .do_registration(self.origin.clone(), options)
+            .map_err(|e| format!("software authenticator: {e:?}"))?;
+        serde_json::to_vec(&credential).map_err(|e| e.to_string())
+    }
+
+    /// Makes the assertion answering `challenge_id` with one of `passkeys`.
+    pub fn assert(
+        &mut self,
+        presence: &Presence,
+        challenge_id: &[u8; 32],
+        passkeys: &[Passkey],
+    ) -> Result<Vec<u8>, String> {
+        let options = presence
+            .request_options(challenge_id, passkeys)
+            .map_err(|e| e.to_string())?;
+        let assertion = self
+            .token
+            .do_authentication(self.origin.clone(), options)
+            .map_err(|e| format!("software authenticator: {e:?}"))?;
+        serde_json::to_vec(&assertion).map_err(|e| e.to_string())
+    }
+}
+
+fn challenge_id(i: u64) -> [u8; 32] {
+    blake3::derive_key("hco bench presence", &i.to_le_bytes())
+}
+
+/// Presence figures within `budget`: prompts per second, assertions verified per second (with
+/// the challenge binding and the counter check), and the software authenticator's success
+/// under the default (`general`) policy.
+pub fn bench(budget: Duration) -> Result<FamilyBench, String> {
+    let family = PresenceFamily::new(PresencePolicy::default())?;
+    let presence = family.presence();
+    let slice = budget / 3;
+    let params = family.default_params();
+
+    let start = Instant::now();
+    let mut generated = 0u64;
+    while start.elapsed() < slice && generated < 5_000_000 {
+        for i in 0..64 {
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&(generated + i).to_le_bytes());
+            std::hint::black_box(family.generate(&crate::Seed(seed), &params));
+        }
+        generated += 64;
+    }
+    let generate_per_s = generated as f64 / start.elapsed().as_secs_f64().max(1e-9);
+
+    // Baseline: a script with a software authenticator enrols, then answers challenges.
+    let id = [7u8; 32];
+    let mut soft = SoftAuthenticator::new("http://localhost:8080")?;
+    let enrolment = soft.enrol(presence, &id, 1)?;
+    let mut passkey = presence
+        .enrol(&id, 1, &enrolment)
+        .map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let (mut trials, mut solved) = (0u32, 0u32);
+    let mut answers = Vec::new();
+    while trials < crate::bench::MAX_BASELINE_TRIALS && (trials < 10 || start.elapsed() < slice) {
+        let cid = challenge_id(u64::from(trials));
+        let keys = [passkey.clone()];
+        if let Ok(answer) = soft.assert(presence, &cid, &keys) {
+            let context = Context {
+                challenge_id: &cid,
+                passkeys: &keys,
+            };
+            let key = family.generate(&crate::Seed([0; 32]), &params).key;
+            if let Ok(Some(update)) = family.verify_in(&key, &answer, &context) {
+                solved += 1;
+                passkey = passkey.with_counter(update.counter);
+                if answers.len() < 256 {
+                    answers.push((cid, answer));
+                }
+            }
+        }
+        trials += 1;
+    }
+
+    // Verification: the stored assertions, each against the passkey as it was before it.
+    let before = [passkey.with_counter(0)];
+    let start = Instant::now();
+    let mut verified = 0u64;
+    let mut failures = 0u64;
+    while !answers.is_empty() && start.elapsed() < slice && verified < 5_000_000 {
+        for (cid, answer) in &answers {
+            let ok: Result<_, Reject> = presence.verify_assertion(cid, answer, &before);
+            failures += u64::from(std::hint::black_box(ok).is_err());
+        }
+        verified += answers.len() as u64;
+    }
+    if failures > 0 {
+        return Err(format!("{failures} stored assertions failed to verify"));
+    }
+    Ok(FamilyBench {
+        class: "human",
+        difficulty: params.difficulty,
+        generate_per_s,
+        verify_per_s: verified as f64 / start.elapsed().as_secs_f64().max(1e-9),
+        baseline_success: f64::from(solved) / f64::from(trials.max(1)),
+        baseline_trials: trials,
+    })
+}
