@@ -72,7 +72,9 @@ fn same_seed_gives_the_same_prompt_bytes_and_digest() {
             assert_eq!(a.prompt.digest(), b.prompt.digest(), "{name}");
             assert_eq!(a.key, b.key, "{name}");
             let other = family.generate(&Seed([i.wrapping_add(100); 32]), &p);
-            if name != "narrative_chain" {
+            // The narrative draws from a small corpus; presence's prompt is the same every
+            // time (its assertion is bound to the challenge id instead).
+            if name != "narrative_chain" && name != "presence" {
                 assert_ne!(a.prompt, other.prompt, "{name}");
             }
         }
@@ -84,6 +86,10 @@ fn reference_or_solved_answers_verify() {
     let registry = Registry::builtin();
     for name in registry.names() {
         let family = registry.get(name).unwrap();
+        if family.uses_passkeys() {
+            // Presence answers need an enrolled authenticator: see `presence`'s own tests.
+            continue;
+        }
         let g = family.generate(&Seed([42; 32]), &params(name));
         let answer = family
             .reference_answer(&g.key)

@@ -208,6 +208,9 @@ pub struct NetworkSection {
     /// Allowed clock difference for registration timestamps.
     #[serde(with = "humantime_serde")]
     pub max_clock_skew: Duration,
+    /// The WebAuthn relying party of the `presence` family (`rp_id`, `origins`,
+    /// `user_verification`, `attestation`, `attestation_ca_pem`).
+    pub presence: hco_challenges::presence::PresencePolicy,
 }
 
 impl Default for NetworkSection {
@@ -237,6 +240,7 @@ impl Default for NetworkSection {
             quorum: 0,
             issuer_fallback: 0,
             max_clock_skew: Duration::from_secs(30),
+            presence: Default::default(),
         }
     }
 }
@@ -318,6 +322,7 @@ impl NetworkSection {
             committee,
             issuer_fallback: self.issuer_fallback,
             max_clock_skew_ms: ms(self.max_clock_skew),
+            presence: self.presence.clone(),
         };
         if !params.committee.contains(&me) {
             bail!(

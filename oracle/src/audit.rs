@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::{Class, Registry};
+use hco_challenges::Registry;
 use serde::{Deserialize, Serialize};
 
 use crate::{Digest, NetworkParams, NodeId, Reason, SealedAcceptance, Sig, derive_challenge, sign};
@@ -124,8 +124,18 @@ pub struct AuditReport {
     pub findings: Vec<Finding>,
 }
 
+/// What the audit knows of an identity: its registered profile (which families it draws) and
+/// its enrolled passkeys (presence answers are checked against them).
+#[derive(Debug, Clone)]
+pub struct Audited {
+    /// Class and visual opt-out.
+    pub profile: crate::Profile,
+    /// Enrolled passkeys.
+    pub passkeys: Vec<hco_challenges::presence::Passkey>,
+}
+
 /// Audits the acceptances of window `t`. `reveals` maps issuers to their checked window
-/// secrets; `class_of` gives each identity's registered class; `prev_root` is the root
+/// secrets; `identity` gives what is registered for each identity; `prev_root` is the root
 /// certified for `t − 1` ([`Digest::ZERO`] if none), which placed the slots.
 pub fn audit_window<'a>(
     params: &NetworkParams,
@@ -133,7 +143,7 @@ pub fn audit_window<'a>(
     t: u64,
     prev_root: &Digest,
     reveals: &BTreeMap<NodeId, Digest>,
-    mut class_of: impl FnMut(&crate::IdentityId) -> Option<Class>,
+    mut identity: impl FnMut(&crate::IdentityId) -> Option<Audited>,
     acceptances: impl IntoIterator<Item = &'a SealedAcceptance>,
 ) -> AuditReport {
     let mut report = AuditReport::default();
@@ -147,8 +157,8 @@ pub fn audit_window<'a>(
             continue;
         };
         report.checked += 1;
-        let class = class_of(&c.id);
-        if let Some(violation) = check_one(params, registry, prev_root, secret, class, sealed) {
+        let known = identity(&c.id);
+        if let Some(violation) = check_one(params, registry, prev_root, secret, known, sealed) {
             report.findings.push(Finding {
                 evidence: sealed.clone(),
                 violation,
@@ -163,7 +173,7 @@ fn check_one(
     registry: &Registry,
     prev_root: &Digest,
     secret: &Digest,
-    class: Option<Class>,
+    known: Option<Audited>,
     sealed: &SealedAcceptance,
 ) -> Option<Violation> {
     if sealed.check_seal().is_err() {
@@ -178,11 +188,11 @@ fn check_one(
         return Some(Violation::ForgedResponse);
     }
     // An identity of unknown class cannot have been challenged legitimately.
-    let Some(class) = class else {
+    let Some(known) = known else {
         return Some(Violation::ForgedResponse);
     };
     let Ok((config, generated)) =
-        derive_challenge(params, registry, secret, class, &c.id, c.t, c.j)
+        derive_challenge(params, registry, secret, known.profile, &c.id, c.t, c.j)
     else {
         return Some(Violation::FamilyMismatch);
     };
@@ -205,7 +215,11 @@ fn check_one(
         return Some(Violation::OutsideSlot);
     }
     let family = registry.get(&config.name)?;
-    if let Err(reject) = family.verify(&generated.key, &a.response.answer) {
+    let context = hco_challenges::Context {
+        challenge_id: &c.challenge_id().0,
+        passkeys: &known.passkeys,
+    };
+    if let Err(reject) = family.verify_in(&generated.key, &a.response.answer, &context) {
         return Some(Violation::WrongAnswer {
             code: reject.code().to_owned(),
         });

@@ -172,34 +172,3 @@ pub mod hex_bytes {
         d.deserialize_bytes(V)
     }
 }
-
-/// [`hex_bytes`] for optional byte vectors.
-pub mod hex_bytes_opt {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// Serializes.
-    pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
-        match bytes {
-            Some(b) => s.serialize_some(&Wrap(b)),
-            None => s.serialize_none(),
-        }
-    }
-
-    /// Deserializes.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
-        Ok(Option::<Unwrap>::deserialize(d)?.map(|u| u.0))
-    }
-
-    struct Wrap<'a>(&'a [u8]);
-    impl serde::Serialize for Wrap<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            super::hex_bytes::serialize(self.0, s)
-        }
-    }
-    struct Unwrap(Vec<u8>);
-    impl<'de> Deserialize<'de> for Unwrap {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            super::hex_bytes::deserialize(d).map(Unwrap)
-        }
-    }
-}

@@ -84,8 +84,8 @@ pub use hco_challenges::{Class, Prompt};
 pub use lifecycle::{IdentityStatus, Status};
 pub use light::{CertError, LightVerifier};
 pub use messages::{
-    Acceptance, Challenge, ChallengeRequest, MAX_PASSKEY_LEN, Register, Response, SignedChallenge,
-    SignedRegister, SignedRequest, VERSION,
+    Acceptance, Challenge, ChallengeRequest, Enrolment, MAX_ENROLMENT_LEN, Profile, Register,
+    Response, SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest, VERSION,
 };
 pub use params::{FamilyConfig, LifecycleParams, NetworkParams, ParamsError, SlotMode};
 pub use reason::Reason;
@@ -95,4 +95,4 @@ pub use secret::derive_challenge;
 #[cfg(feature = "ledger")]
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
-pub use oracle::{IssuedChallenge, Oracle, Outcome};
+pub use oracle::{ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome};

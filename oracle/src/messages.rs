@@ -11,8 +11,8 @@ use crate::{Digest, IdentityId, NodeId, Reason, Sig, Timestamp, codec, sign};
 /// The message version this code speaks.
 pub const VERSION: u8 = 1;
 
-/// Largest WebAuthn credential a registration may carry.
-pub const MAX_PASSKEY_LEN: usize = 2048;
+/// Largest passkey enrolment credential (the WebAuthn registration JSON), in bytes.
+pub const MAX_ENROLMENT_LEN: usize = hco_challenges::presence::MAX_ENROLMENT_LEN;
 
 pub(crate) fn check_version(got: u8) -> Result<(), Reason> {
     if got == VERSION {
@@ -36,9 +36,39 @@ pub struct Register {
     pub class: Class,
     /// When the identity made the registration.
     pub created_at: Timestamp,
-    /// A WebAuthn credential bound at registration (presence family), encoded by that family.
-    #[serde(default, with = "crate::bytes::hex_bytes_opt")]
-    pub passkey: Option<Vec<u8>>,
+    /// The person opted out of visual families (accessibility): they draw only the network's
+    /// non-visual human families, with the same `k` and `r`.
+    #[serde(default)]
+    pub visual_opt_out: bool,
+}
+
+impl Register {
+    /// What decides the families the identity draws.
+    pub fn profile(&self) -> Profile {
+        Profile {
+            class: self.class,
+            visual_opt_out: self.visual_opt_out,
+        }
+    }
+}
+
+/// What decides which families an identity draws: its class, and for a person whether they
+/// opted out of visual families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Profile {
+    /// Human or agent.
+    pub class: Class,
+    /// Only non-visual families.
+    pub visual_opt_out: bool,
+}
+
+impl From<Class> for Profile {
+    fn from(class: Class) -> Self {
+        Self {
+            class,
+            visual_opt_out: false,
+        }
+    }
 }
 
 /// A registration signed by the identity itself.
@@ -53,19 +83,23 @@ pub struct SignedRegister {
 impl SignedRegister {
     /// Makes and signs a registration.
     pub fn new(key: &SigningKey, class: Class, created_at: Timestamp) -> Self {
+        Self::with_profile(key, class.into(), created_at)
+    }
+
+    /// Makes and signs a registration with an accessibility choice.
+    pub fn with_profile(key: &SigningKey, profile: Profile, created_at: Timestamp) -> Self {
         let body = Register {
             version: VERSION,
             id: IdentityId(key.verifying_key().to_bytes()),
-            class,
+            class: profile.class,
             created_at,
-            passkey: None,
+            visual_opt_out: profile.visual_opt_out,
         };
         let sig = sign::sign(key, &Self::signing_digest(&body));
         Self { body, sig }
     }
 
     fn signing_digest(body: &Register) -> Digest {
-        let passkey = body.passkey.as_deref().unwrap_or_default();
         sign::digest(
             "hco register v1",
             &[
@@ -73,24 +107,85 @@ impl SignedRegister {
                 &body.id.0,
                 body.class.as_str().as_bytes(),
                 &body.created_at.to_be_bytes(),
-                &[u8::from(body.passkey.is_some())],
-                passkey,
+                &[u8::from(body.visual_opt_out)],
             ],
         )
     }
 
-    /// Checks version, sizes, key and signature.
+    /// Checks version, key and signature.
     pub fn check(&self) -> Result<(), Reason> {
         check_version(self.body.version)?;
-        if let Some(pk) = self
-            .body
-            .passkey
-            .as_ref()
-            .filter(|pk| pk.len() > MAX_PASSKEY_LEN)
-        {
+        if sign::public_key(&self.body.id.0).is_none() {
+            return Err(Reason::BadIdentityKey);
+        }
+        if !sign::verify(
+            &self.body.id.0,
+            &Self::signing_digest(&self.body),
+            &self.sig,
+        ) {
+            return Err(Reason::BadIdentitySignature);
+        }
+        Ok(())
+    }
+}
+
+/// A passkey enrolled by an identity for the presence family: the WebAuthn registration
+/// credential exactly as the browser returned it (JSON), made for the registration challenge
+/// derived from `(id, created_at)` (see `hco_challenges::presence`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enrolment {
+    /// Message version.
+    pub version: u8,
+    /// The identity enrolling.
+    pub id: IdentityId,
+    /// When the ceremony started; part of the WebAuthn challenge.
+    pub created_at: Timestamp,
+    /// The registration credential (`navigator.credentials.create()` result) as JSON.
+    pub credential: String,
+}
+
+/// An enrolment signed by the identity: nobody else can attach a passkey to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedEnrolment {
+    /// The enrolment.
+    pub body: Enrolment,
+    /// The identity's signature.
+    pub sig: Sig,
+}
+
+impl SignedEnrolment {
+    /// Makes and signs an enrolment.
+    pub fn new(key: &SigningKey, created_at: Timestamp, credential: String) -> Self {
+        let body = Enrolment {
+            version: VERSION,
+            id: IdentityId(key.verifying_key().to_bytes()),
+            created_at,
+            credential,
+        };
+        let sig = sign::sign(key, &Self::signing_digest(&body));
+        Self { body, sig }
+    }
+
+    fn signing_digest(body: &Enrolment) -> Digest {
+        sign::digest(
+            "hco passkey enrolment v1",
+            &[
+                &[body.version],
+                &body.id.0,
+                &body.created_at.to_be_bytes(),
+                body.credential.as_bytes(),
+            ],
+        )
+    }
+
+    /// Checks version, size and the identity's signature (not the WebAuthn ceremony: that is
+    /// the presence family's, under the network's policy).
+    pub fn check(&self) -> Result<(), Reason> {
+        check_version(self.body.version)?;
+        if self.body.credential.len() > MAX_ENROLMENT_LEN {
             return Err(Reason::MessageTooLarge {
-                len: pk.len(),
-                limit: MAX_PASSKEY_LEN,
+                len: self.body.credential.len(),
+                limit: MAX_ENROLMENT_LEN,
             });
         }
         if sign::public_key(&self.body.id.0).is_none() {

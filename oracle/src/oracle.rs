@@ -2,24 +2,28 @@
 //! commit, summaries, certificates, reveals and audits over its [`Ledger`]. Every method takes
 //! `now`; nothing here reads a clock, opens a socket or spawns a task.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::{Class, Prompt, Registry};
+use hco_challenges::presence::{Passkey, PresenceFamily};
+use hco_challenges::{Context, CounterUpdate, Prompt, Registry};
 
 use crate::audit::{AuditReport, SignedReveal, audit_window};
 use crate::certificate::{
     MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
-use crate::ledger::{IdentityRecord, IssuedRecord, Ledger, LedgerError};
+use crate::ledger::{IdentityRecord, IssuedRecord, Ledger, LedgerError, PasskeyRecord};
 use crate::lifecycle::{IdentityStatus, status};
 use crate::secret::{check_issuer, derive_challenge, node_secret, window_secret};
 use crate::{
-    Acceptance, Challenge, Digest, IdentityId, NetworkParams, NodeId, ParamsError, Reason,
-    Response, SealedAcceptance, SignedChallenge, SignedRegister, SignedRequest, Timestamp,
-    messages::VERSION, seal::seal_batch, sign,
+    Acceptance, Challenge, Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Reason,
+    Response, SealedAcceptance, SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest,
+    Timestamp, messages::VERSION, seal::seal_batch, sign,
 };
+
+/// How long after its start a passkey enrolment ceremony is accepted from a client.
+pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
@@ -46,8 +50,10 @@ pub struct Oracle {
     commit: Mutex<()>,
     /// Parsed identity keys.
     keys: crate::key_cache::KeyCache,
-    /// Registered classes of identities seen recently.
-    classes: crate::key_cache::IdentityCache<Class>,
+    /// Registered profiles (class, visual opt-out) of identities seen recently.
+    profiles: crate::key_cache::IdentityCache<Profile>,
+    /// The presence family's relying party under the network's policy (enrolments).
+    presence: PresenceFamily,
     /// The last certified root looked up, `(t, root)`: certificates never change once stored.
     root_cache: Mutex<Option<(u64, Digest)>>,
 }
@@ -57,18 +63,29 @@ struct Checked<'a> {
     response: &'a Response,
     /// What the identity must have signed.
     signing_digest: Digest,
-    answer: Result<(), Reason>,
+    /// The answer's verdict, with the counter it moves (presence).
+    answer: Result<Option<CounterUpdate>, Reason>,
 }
 
 impl Oracle {
     /// An oracle for a committee node with `key`, over `ledger`.
     pub fn new(
         params: NetworkParams,
-        registry: Registry,
+        mut registry: Registry,
         key: SigningKey,
         ledger: Ledger,
     ) -> Result<Self, ParamsError> {
         params.validate(&registry)?;
+        // Validated above when the family is enabled; otherwise only its default is used.
+        let presence = PresenceFamily::new(params.presence.clone()).unwrap_or_default();
+        // The registry's presence family checks assertions under the network's policy (a
+        // stand-in of the same name, as the simulator uses, is left alone).
+        if registry
+            .get(hco_challenges::presence::NAME)
+            .is_some_and(|f| f.uses_passkeys())
+        {
+            registry.insert(presence.clone());
+        }
         Ok(Self {
             params_digest: params.digest(),
             node: NodeId(key.verifying_key().to_bytes()),
@@ -80,7 +97,8 @@ impl Oracle {
             commit: Mutex::new(()),
             root_cache: Mutex::new(None),
             keys: crate::key_cache::KeyCache::new(1 << 20),
-            classes: crate::key_cache::IdentityCache::new(1 << 20),
+            profiles: crate::key_cache::IdentityCache::new(1 << 20),
+            presence,
         })
     }
 
@@ -115,6 +133,10 @@ impl Oracle {
                 now,
             }));
         }
+        let profile = reg.body.profile();
+        if profile.visual_opt_out && self.params.families_for(profile, &self.registry).is_empty() {
+            return Ok(Err(Reason::NoFamilyForProfile));
+        }
         if let Some(existing) = self.ledger.identity(&reg.body.id)? {
             return Ok(if existing.register.body.class == reg.body.class {
                 Ok(existing)
@@ -135,16 +157,98 @@ impl Oracle {
         })
     }
 
-    /// The registered class of `id` (cached: it never changes once registered).
-    fn class_of(&self, id: &IdentityId) -> Result<Option<Class>, LedgerError> {
-        if let Some(class) = self.classes.get(id) {
-            return Ok(Some(class));
+    /// The registered profile of `id` (cached: it never changes once registered).
+    fn profile_of(&self, id: &IdentityId) -> Result<Option<Profile>, LedgerError> {
+        if let Some(profile) = self.profiles.get(id) {
+            return Ok(Some(profile));
         }
-        let class = self.ledger.identity(id)?.map(|r| r.register.body.class);
-        if let Some(class) = class {
-            self.classes.insert(id, class);
+        let profile = self.ledger.identity(id)?.map(|r| r.register.body.profile());
+        if let Some(profile) = profile {
+            self.profiles.insert(id, profile);
         }
-        Ok(class)
+        Ok(profile)
+    }
+
+    /// The passkeys `id` enrolled, decoded, with their stored counters.
+    fn passkeys_of(&self, id: &IdentityId) -> Result<Vec<Passkey>, LedgerError> {
+        self.ledger
+            .passkeys(id)?
+            .into_iter()
+            .map(|r| {
+                Passkey::decode(&r.passkey)
+                    .map(|p| p.with_counter(r.counter))
+                    .map_err(|detail| LedgerError::Corrupt {
+                        tree: "passkeys",
+                        detail,
+                    })
+            })
+            .collect()
+    }
+
+    /// The passkeys `id` enrolled, as stored.
+    pub fn passkeys(&self, id: &IdentityId) -> Result<Vec<PasskeyRecord>, LedgerError> {
+        self.ledger.passkeys(id)
+    }
+
+    /// Enrols a passkey for the presence family from a client: the identity's signature, a
+    /// fresh ceremony (`created_at` within the clock skew of `now` and not older than the
+    /// ceremony timeout), a registered human identity, the passkey limit, then the WebAuthn
+    /// registration under the network's policy. Idempotent for the same credential. Durable
+    /// when it returns.
+    pub fn enrol_passkey(&self, e: &SignedEnrolment, now: Timestamp) -> Outcome<PasskeyRecord> {
+        let created_at = e.body.created_at;
+        if created_at > now.saturating_add(self.params.max_clock_skew_ms) {
+            return Ok(Err(Reason::RegistrationFromFuture { created_at, now }));
+        }
+        let oldest = now.saturating_sub(ENROLMENT_TTL_MS + self.params.max_clock_skew_ms);
+        if created_at < oldest {
+            return Ok(Err(Reason::EnrolmentStale { created_at, now }));
+        }
+        self.record_enrolment(e)
+    }
+
+    /// Records a passkey enrolment relayed by a peer (or a client, after the freshness check):
+    /// everything [`Oracle::enrol_passkey`] checks except the time.
+    pub fn record_enrolment(&self, e: &SignedEnrolment) -> Outcome<PasskeyRecord> {
+        if let Err(reason) = e.check() {
+            return Ok(Err(reason));
+        }
+        let id = e.body.id;
+        let Some(profile) = self.profile_of(&id)? else {
+            return Ok(Err(Reason::UnknownIdentity));
+        };
+        if profile.class != hco_challenges::Class::Human {
+            return Ok(Err(Reason::WrongClass {
+                registered: profile.class,
+                required: hco_challenges::Class::Human,
+            }));
+        }
+        let passkey = match self.presence.presence().enrol(
+            &id.0,
+            e.body.created_at,
+            e.body.credential.as_bytes(),
+        ) {
+            Ok(passkey) => passkey,
+            Err(reject) => return Ok(Err(Reason::Answer(reject))),
+        };
+        let existing = self.ledger.passkeys(&id)?;
+        if let Some(same) = existing.iter().find(|r| r.credential_id == passkey.id()) {
+            return Ok(Ok(same.clone()));
+        }
+        if existing.len() >= hco_challenges::presence::MAX_PASSKEYS {
+            return Ok(Err(Reason::TooManyPasskeys {
+                max: hco_challenges::presence::MAX_PASSKEYS,
+            }));
+        }
+        let record = PasskeyRecord {
+            enrolment: e.clone(),
+            credential_id: passkey.id().to_vec(),
+            passkey: passkey.encode(),
+            counter: passkey.counter(),
+        };
+        self.ledger.put_passkey(&record)?;
+        self.ledger.make_durable()?;
+        Ok(Ok(record))
     }
 
     /// The root certified for `t − 1`, which places the slots of window `t`.
@@ -181,7 +285,7 @@ impl Oracle {
             &self.params,
             &self.registry,
             &w_t,
-            record.register.body.class,
+            record.register.body.profile(),
             &id,
             t,
             j,
@@ -213,7 +317,7 @@ impl Oracle {
         let Some(record) = self.ledger.identity(&id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
-        self.classes.insert(&id, record.register.body.class);
+        self.profiles.insert(&id, record.register.body.profile());
         if let Some(existing) = self.ledger.issued(t, &id, j)? {
             return Ok(self.envelope(&record, t, j, existing.issued_at));
         }
@@ -318,6 +422,9 @@ impl Oracle {
             let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
             let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
             let mut in_batch = HashSet::new();
+            // Counters moved by this batch's presence answers, checked against the ledger and
+            // each other here, under the lock, so two assertions cannot both claim one count.
+            let mut counters: HashMap<(IdentityId, Vec<u8>), u32> = HashMap::new();
             for (i, checked) in results.into_iter().enumerate() {
                 let verdict = match checked {
                     Err(reason) => Some(Err(reason)),
@@ -327,7 +434,10 @@ impl Oracle {
                             || self.ledger.is_accepted(c.t, &c.id, c.j)?
                         {
                             Some(Err(Reason::AlreadyAccepted))
-                        } else if let Err(reason) = checked.answer {
+                        } else if let Err(reason) = match checked.answer {
+                            Ok(update) => self.claim_counter(&c.id, update, &mut counters)?,
+                            Err(reason) => Err(reason),
+                        } {
                             in_batch.remove(&(c.t, c.id, c.j));
                             Some(Err(reason))
                         } else {
@@ -350,6 +460,9 @@ impl Oracle {
                     entries.into_iter().unzip();
                 let sealed = seal_batch(&self.key, t, acceptances);
                 self.ledger.insert_checked(&sealed)?;
+                for ((id, credential), counter) in counters.drain() {
+                    self.ledger.raise_counter(&id, &credential, counter)?;
+                }
                 for (i, s) in indices.into_iter().zip(sealed) {
                     out[i] = Some(Ok(s));
                     accepted_at.push(i);
@@ -367,6 +480,39 @@ impl Oracle {
                 })
             })
             .collect())
+    }
+
+    /// Takes the counter an accepted presence answer moves to, if it is above the stored one
+    /// and above any other claim in the batch (both zero: an authenticator without a counter).
+    fn claim_counter(
+        &self,
+        id: &IdentityId,
+        update: Option<CounterUpdate>,
+        claimed: &mut HashMap<(IdentityId, Vec<u8>), u32>,
+    ) -> Outcome<()> {
+        let Some(update) = update else {
+            return Ok(Ok(()));
+        };
+        let key = (*id, update.credential_id);
+        let stored = match claimed.get(&key) {
+            Some(c) => *c,
+            None => self
+                .ledger
+                .passkeys(id)?
+                .into_iter()
+                .find(|r| r.credential_id == key.1)
+                .map_or(0, |r| r.counter),
+        };
+        if (update.counter > 0 || stored > 0) && update.counter <= stored {
+            return Ok(Err(Reason::Answer(
+                hco_challenges::Reject::CounterNotIncreased {
+                    stored,
+                    got: update.counter,
+                },
+            )));
+        }
+        claimed.insert(key, update.counter);
+        Ok(Ok(()))
     }
 
     /// Steps 1–6 of §5.4 and the answer check (whose verdict is reported after the replay check).
@@ -412,9 +558,10 @@ impl Oracle {
             }));
         }
         // 4. Registered, with the family's class.
-        let Some(class) = self.class_of(&c.id)? else {
+        let Some(profile) = self.profile_of(&c.id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
+        let class = profile.class;
         let Some(family) = self
             .registry
             .get(&c.family)
@@ -437,10 +584,19 @@ impl Oracle {
         // 7. The answer against the regenerated key (reported after signature and replay).
         // The envelope matched our record, so only the answer key is needed: no re-signing.
         let w_t = window_secret(&self.node_secret, c.t);
+        let passkeys = if family.uses_passkeys() {
+            self.passkeys_of(&c.id)?
+        } else {
+            Vec::new()
+        };
+        let context = Context {
+            challenge_id: &challenge_id.0,
+            passkeys: &passkeys,
+        };
         let answer =
-            match derive_challenge(&self.params, &self.registry, &w_t, class, &c.id, c.t, c.j) {
+            match derive_challenge(&self.params, &self.registry, &w_t, profile, &c.id, c.t, c.j) {
                 Ok((_, generated)) => family
-                    .verify(&generated.key, &r.answer)
+                    .verify_in(&generated.key, &r.answer, &context)
                     .map_err(Reason::Answer),
                 Err(reason) => Err(reason),
             };
@@ -622,11 +778,16 @@ impl Oracle {
             &prev_root,
             &reveals,
             |id| {
-                ledger
-                    .identity(id)
-                    .ok()
-                    .flatten()
-                    .map(|r| r.register.body.class)
+                let profile = ledger.identity(id).ok().flatten()?.register.body.profile();
+                // The audit re-checks each assertion's binding and signature; counters moved
+                // since, so each passkey is taken at counter 0.
+                let passkeys = self
+                    .passkeys_of(id)
+                    .ok()?
+                    .into_iter()
+                    .map(|p| p.with_counter(0))
+                    .collect();
+                Some(crate::audit::Audited { profile, passkeys })
             },
             &acceptances,
         ))

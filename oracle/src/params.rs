@@ -1,10 +1,11 @@
 //! Network parameters: windows, ceremony slots, families, lifecycle thresholds and committee.
 //! Every node of a network runs the same parameters; their digest is checked when peers meet.
 
-use hco_challenges::{Class, FamilyParams, Registry};
+use hco_challenges::presence::{self, PresencePolicy};
+use hco_challenges::{FamilyParams, Registry};
 use serde::{Deserialize, Serialize};
 
-use crate::{Digest, NodeId, Timestamp, codec};
+use crate::{Digest, NodeId, Profile, Timestamp, codec};
 
 /// How the challenge requests of a window are confined in time (DESIGN §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +93,9 @@ pub struct NetworkParams {
     pub issuer_fallback: u32,
     /// Allowed clock difference for registration timestamps.
     pub max_clock_skew_ms: u64,
+    /// The WebAuthn relying party and rules of the `presence` family.
+    #[serde(default)]
+    pub presence: PresencePolicy,
 }
 
 /// A parameter that is missing or out of range.
@@ -125,14 +129,20 @@ impl NetworkParams {
         self.families.iter().find(|f| f.name == name)
     }
 
-    /// The enabled families for a class, in configuration order.
-    pub fn families_for(&self, class: Class, registry: &Registry) -> Vec<&FamilyConfig> {
+    /// The enabled families an identity draws from, in configuration order: those of its
+    /// class, without the visual ones if it opted out of them.
+    pub fn families_for(
+        &self,
+        profile: impl Into<Profile>,
+        registry: &Registry,
+    ) -> Vec<&FamilyConfig> {
+        let profile = profile.into();
         self.families
             .iter()
             .filter(|f| {
-                registry
-                    .get(&f.name)
-                    .is_some_and(|fam| fam.class() == class)
+                registry.get(&f.name).is_some_and(|fam| {
+                    fam.class() == profile.class && !(profile.visual_opt_out && fam.is_visual())
+                })
             })
             .collect()
     }
@@ -201,6 +211,9 @@ impl NetworkParams {
             family
                 .check_params(&f.family_params())
                 .map_err(|m| bad(format!("{field}.difficulty"), m))?;
+        }
+        if self.family(presence::NAME).is_some() {
+            presence::Presence::new(self.presence.clone()).map_err(|m| bad("presence", m))?;
         }
         if self.grace_ms < self.max_deadline_ms() {
             return Err(bad(

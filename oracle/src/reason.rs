@@ -145,6 +145,27 @@ pub enum Reason {
     /// The signer is not a member of the committee.
     #[error("{0} is not a member of the committee")]
     NotInCommittee(NodeId),
+    /// A visual opt-out on a network that enables no non-visual family for the class.
+    #[error(
+        "this network enables no non-visual family for the identity's class, so an opt-out from visual families cannot be served"
+    )]
+    NoFamilyForProfile,
+    /// A passkey enrolment whose ceremony started too long ago.
+    #[error(
+        "the passkey ceremony started at {created_at}, too long before now ({now}); start again"
+    )]
+    EnrolmentStale {
+        /// When the ceremony started.
+        created_at: Timestamp,
+        /// Now.
+        now: Timestamp,
+    },
+    /// The identity has enrolled as many passkeys as allowed.
+    #[error("the identity already has {max} passkeys enrolled, the most allowed")]
+    TooManyPasskeys {
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl Reason {
@@ -176,6 +197,9 @@ impl Reason {
             Reason::WindowNotClosed { .. } => "window_not_closed",
             Reason::ParamsMismatch => "params_mismatch",
             Reason::NotInCommittee(_) => "not_in_committee",
+            Reason::NoFamilyForProfile => "no_family_for_profile",
+            Reason::EnrolmentStale { .. } => "enrolment_stale",
+            Reason::TooManyPasskeys { .. } => "too_many_passkeys",
         }
     }
 
@@ -210,6 +234,9 @@ const OWN_CODES: &[&str] = &[
     "window_not_closed",
     "params_mismatch",
     "not_in_committee",
+    "no_family_for_profile",
+    "enrolment_stale",
+    "too_many_passkeys",
 ];
 
 impl From<crate::codec::DecodeError> for Reason {

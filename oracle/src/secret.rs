@@ -3,9 +3,9 @@
 //! auditor with the revealed secret regenerates exactly what the issuer generated.
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::{Class, Generated, Registry, Seed};
+use hco_challenges::{Generated, Registry, Seed};
 
-use crate::{Digest, FamilyConfig, IdentityId, NetworkParams, NodeId, Reason};
+use crate::{Digest, FamilyConfig, IdentityId, NetworkParams, NodeId, Profile, Reason};
 
 /// The node's long-term secret from which window secrets are derived; never published.
 pub fn node_secret(key: &SigningKey) -> [u8; 32] {
@@ -31,19 +31,21 @@ pub fn challenge_seed(w_t: &Digest, id: &IdentityId, t: u64, j: u32) -> Seed {
     Seed(*hasher.finalize().as_bytes())
 }
 
-/// The family and generated prompt of `(id, t, j)` for an identity of `class`.
+/// The family and generated prompt of `(id, t, j)` for an identity of that class (or
+/// [`Profile`]: a person who opted out of visual families draws from the others).
 pub fn derive_challenge<'p>(
     params: &'p NetworkParams,
     registry: &Registry,
     w_t: &Digest,
-    class: Class,
+    profile: impl Into<Profile>,
     id: &IdentityId,
     t: u64,
     j: u32,
 ) -> Result<(&'p FamilyConfig, Generated), Reason> {
-    let families = params.families_for(class, registry);
+    let profile = profile.into();
+    let families = params.families_for(profile, registry);
     if families.is_empty() {
-        return Err(Reason::NoFamilyForClass(class));
+        return Err(Reason::NoFamilyForClass(profile.class));
     }
     let seed = challenge_seed(w_t, id, t, j);
     let config = families[seed.derive("family").stream().below(families.len() as u64) as usize];

@@ -89,6 +89,10 @@ impl Family for Attention {
         Class::Human
     }
 
+    fn is_visual(&self) -> bool {
+        true
+    }
+
     fn max_answer_len(&self) -> usize {
         rules::MAX_ANSWER
     }

@@ -283,7 +283,7 @@ impl Presence {
             .generate_challenge_register(builder)
             .map_err(|e| Reject::InvalidEnrolment(e.to_string()))?;
         let challenge = enrolment_challenge(id, created_at);
-        options.public_key.challenge = challenge.to_vec().into();
+        options.public_key.challenge = challenge.to_vec();
         let state = serde_json::to_value(&state)
             .map_err(|e| e.to_string())
             .and_then(|s| with_challenge(s, &challenge))
@@ -322,8 +322,8 @@ impl Presence {
             .register_credential(&reg, &state, self.cas.as_ref())
             .map(|credential| Passkey { credential })
             .map_err(|e| match rejection(&e) {
-                Some(reject) => reject,
-                None => Reject::InvalidEnrolment(e.to_string()),
+                Some(reject @ (Reject::WrongOrigin | Reject::AttestationUntrusted)) => reject,
+                _ => Reject::InvalidEnrolment(e.to_string()),
             })
     }
 
@@ -344,7 +344,7 @@ impl Presence {
             .core
             .generate_challenge_authenticate(builder)
             .map_err(|_| Reject::NoPasskeyEnrolled)?;
-        options.public_key.challenge = challenge_id.to_vec().into();
+        options.public_key.challenge = challenge_id.to_vec();
         Ok(options)
     }
 

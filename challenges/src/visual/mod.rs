@@ -199,6 +199,10 @@ impl Family for VisualMatch {
         Class::Human
     }
 
+    fn is_visual(&self) -> bool {
+        true
+    }
+
     fn max_answer_len(&self) -> usize {
         64
     }

@@ -5,6 +5,7 @@
 //! | tree | key | value |
 //! |---|---|---|
 //! | `identities` | `id` | [`SignedRegister`] and registration window |
+//! | `passkeys` | `id ‖ credential id` | [`PasskeyRecord`]: the signed enrolment, the credential, its last counter |
 //! | `issued` | `t ‖ id ‖ j` | [`IssuedRecord`]: first issue time, family, envelope id and signature |
 //! | `accepted` | `t ‖ id ‖ j` | [`SealedAcceptance`] |
 //! | `summaries` | `t ‖ node` | [`SignedSummary`] |
@@ -24,8 +25,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    Digest, IdentityId, NodeId, SealedAcceptance, Sig, SignedRegister, SignedReveal, SignedSummary,
-    Timestamp, WindowCertificate, codec,
+    Digest, IdentityId, NodeId, SealedAcceptance, Sig, SignedEnrolment, SignedRegister,
+    SignedReveal, SignedSummary, Timestamp, WindowCertificate, codec,
 };
 pub use group_commit::GroupCommit;
 
@@ -81,6 +82,21 @@ pub struct IdentityRecord {
     pub window: u64,
 }
 
+/// A passkey enrolled for the presence family, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasskeyRecord {
+    /// The identity's signed enrolment (what peers re-verify).
+    pub enrolment: SignedEnrolment,
+    /// The WebAuthn credential id.
+    #[serde(with = "crate::hex_bytes")]
+    pub credential_id: Vec<u8>,
+    /// The verified credential, encoded by the presence family.
+    #[serde(with = "crate::hex_bytes")]
+    pub passkey: Vec<u8>,
+    /// The highest signature counter seen in an accepted assertion.
+    pub counter: u32,
+}
+
 /// What a prune removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PruneStats {
@@ -92,6 +108,7 @@ pub struct PruneStats {
 pub struct Ledger {
     db: sled::Db,
     identities: sled::Tree,
+    passkeys: sled::Tree,
     issued: sled::Tree,
     accepted: sled::Tree,
     summaries: sled::Tree,
@@ -154,6 +171,7 @@ impl Ledger {
         }
         Ok(Self {
             identities: db.open_tree("identities")?,
+            passkeys: db.open_tree("passkeys")?,
             issued: db.open_tree("issued")?,
             accepted: db.open_tree("accepted")?,
             summaries: db.open_tree("summaries")?,
@@ -225,6 +243,45 @@ impl Ledger {
     /// Number of registered identities.
     pub fn identity_count(&self) -> usize {
         self.identities.len()
+    }
+
+    // Passkeys.
+
+    fn passkey_key(id: &IdentityId, credential_id: &[u8]) -> Vec<u8> {
+        [&id.0[..], credential_id].concat()
+    }
+
+    /// The passkeys `id` enrolled, in credential-id order.
+    pub fn passkeys(&self, id: &IdentityId) -> Result<Vec<PasskeyRecord>, LedgerError> {
+        self.passkeys
+            .scan_prefix(id.0)
+            .map(|r| decode("passkeys", &r?.1))
+            .collect()
+    }
+
+    /// Stores an enrolled passkey unless the credential is already enrolled; true if stored.
+    pub fn put_passkey(&self, record: &PasskeyRecord) -> Result<bool, LedgerError> {
+        let key = Self::passkey_key(&record.enrolment.body.id, &record.credential_id);
+        Ok(self
+            .passkeys
+            .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(record)))?
+            .is_ok())
+    }
+
+    /// Raises a credential's stored counter to `counter` (never lowers it).
+    pub fn raise_counter(
+        &self,
+        id: &IdentityId,
+        credential_id: &[u8],
+        counter: u32,
+    ) -> Result<(), LedgerError> {
+        let key = Self::passkey_key(id, credential_id);
+        self.passkeys.fetch_and_update(&key, |old| {
+            let mut record: PasskeyRecord = decode("passkeys", old?).ok()?;
+            record.counter = record.counter.max(counter);
+            Some(codec::encode(&record))
+        })?;
+        Ok(())
     }
 
     // Issued challenges.

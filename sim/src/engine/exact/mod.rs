@@ -78,6 +78,7 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
         quorum: 1,
         issuer_fallback: 0,
         max_clock_skew_ms: 30_000,
+        presence: Default::default(),
     }
 }
 

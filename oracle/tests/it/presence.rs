@@ -1,0 +1,293 @@
+//! The presence family through the oracle: a passkey enrolled by the identity, assertions bound
+//! to the challenge id, the counter moving under the commit lock, replays, the audit; and the
+//! visual opt-out.
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::presence::{MAX_PASSKEYS, SoftAuthenticator};
+use hco_challenges::{Class, Registry};
+use hco_oracle::{
+    FamilyConfig, IssuedChallenge, Oracle, Profile, Response, SignedEnrolment, SignedRegister,
+    SignedRequest, testing,
+};
+
+use crate::support::Net;
+
+const ORIGIN: &str = "http://localhost:8080";
+
+fn presence_net() -> Net {
+    Net::with(1, |p| {
+        p.challenges_per_window = 8;
+        p.families = vec![FamilyConfig {
+            name: "presence".into(),
+            deadline_ms: 20_000,
+            difficulty: 1,
+        }];
+    })
+}
+
+fn enrol(
+    o: &Oracle,
+    key: &SigningKey,
+    soft: &mut SoftAuthenticator,
+    at: u64,
+) -> Result<(), String> {
+    let presence = hco_challenges::presence::Presence::new(o.params().presence.clone())?;
+    let id = testing::identity_id(key).0;
+    let credential = soft.enrol(&presence, &id, at)?;
+    let enrolment = SignedEnrolment::new(key, at, String::from_utf8(credential).unwrap());
+    o.enrol_passkey(&enrolment, at)
+        .unwrap()
+        .map(|_| ())
+        .map_err(|r| r.code().to_owned())
+}
+
+fn issue(o: &Oracle, key: &SigningKey, j: u32, now: u64) -> IssuedChallenge {
+    o.issue(&SignedRequest::new(key, 0, j), now)
+        .unwrap()
+        .unwrap()
+}
+
+fn assertion(
+    o: &Oracle,
+    soft: &mut SoftAuthenticator,
+    key: &SigningKey,
+    issued: &IssuedChallenge,
+) -> Vec<u8> {
+    let presence = hco_challenges::presence::Presence::new(o.params().presence.clone()).unwrap();
+    let passkeys: Vec<_> = o
+        .passkeys(&testing::identity_id(key))
+        .unwrap()
+        .iter()
+        .map(|r| hco_challenges::presence::Passkey::decode(&r.passkey).unwrap())
+        .collect();
+    soft.assert(
+        &presence,
+        &issued.challenge.challenge.challenge_id().0,
+        &passkeys,
+    )
+    .unwrap()
+}
+
+fn verdict(
+    o: &Oracle,
+    key: &SigningKey,
+    issued: &IssuedChallenge,
+    answer: Vec<u8>,
+    now: u64,
+) -> String {
+    let response = Response::new(key, issued.challenge.clone(), answer);
+    match o.verify_response(&response, now).unwrap() {
+        Ok(_) => "accepted".into(),
+        Err(reason) => reason.code().into(),
+    }
+}
+
+#[test]
+fn presence_end_to_end_with_replays_counters_and_audit() {
+    let net = presence_net();
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let person = testing::key(20);
+    net.register(&person, Class::Human, now);
+    let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+
+    // Before enrolment nothing can pass.
+    let first = issue(o, &person, 0, now);
+    assert_eq!(first.prompt.family, "presence");
+    assert_eq!(
+        verdict(o, &person, &first, b"{}".to_vec(), now),
+        "no_passkey_enrolled"
+    );
+
+    enrol(o, &person, &mut soft, now).unwrap();
+    let a0 = assertion(o, &mut soft, &person, &first);
+    // Early-made assertions for other challenges, to replay out of order below.
+    let second = issue(o, &person, 1, now);
+    let a1_early = assertion(o, &mut soft, &person, &second);
+    let third = issue(o, &person, 2, now);
+    let a2 = assertion(o, &mut soft, &person, &third);
+
+    // j=0's assertion answers only j=0.
+    assert_eq!(
+        verdict(o, &person, &second, a0.clone(), now),
+        "assertion_challenge_mismatch"
+    );
+    assert_eq!(
+        verdict(o, &person, &first, a0.clone(), now + 10),
+        "accepted"
+    );
+    // The same assertion again, and a new one for the accepted challenge: replays.
+    assert_eq!(
+        verdict(o, &person, &first, a0.clone(), now + 20),
+        "already_accepted"
+    );
+    let again = assertion(o, &mut soft, &person, &first);
+    assert_eq!(
+        verdict(o, &person, &first, again, now + 20),
+        "already_accepted"
+    );
+    // j=2's assertion (higher counter) first, then j=1's older one: its counter went back.
+    assert_eq!(verdict(o, &person, &third, a2, now + 30), "accepted");
+    let stored = o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter;
+    assert_eq!(
+        verdict(o, &person, &second, a1_early, now + 40),
+        "counter_not_increased"
+    );
+    // Nothing was written by the rejection: the counter is unchanged, j=1 still open.
+    assert_eq!(
+        o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter,
+        stored
+    );
+    let fresh = assertion(o, &mut soft, &person, &second);
+    assert_eq!(verdict(o, &person, &second, fresh, now + 50), "accepted");
+
+    // Late.
+    let fourth = issue(o, &person, 3, now);
+    let late = assertion(o, &mut soft, &person, &fourth);
+    assert_eq!(
+        verdict(o, &person, &fourth, late, now + 20_001),
+        "challenge_expired"
+    );
+
+    // After the window, the audit re-checks every assertion against the enrolled passkey.
+    let closed = net.params.closes_at(0);
+    let reveal = o.reveal(0, closed).unwrap().unwrap();
+    o.add_reveal(&reveal, closed).unwrap().unwrap();
+    let report = o.audit(0).unwrap();
+    assert_eq!(
+        (report.checked, report.findings.len()),
+        (3, 0),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn enrolment_is_checked_and_bounded() {
+    let net = presence_net();
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let person = testing::key(21);
+    let agent = testing::key(22);
+    let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+
+    assert_eq!(
+        enrol(o, &person, &mut soft, now).unwrap_err(),
+        "unknown_identity"
+    );
+    net.register(&person, Class::Human, now);
+    net.register(&agent, Class::Agent, now);
+    assert_eq!(enrol(o, &agent, &mut soft, now).unwrap_err(), "wrong_class");
+
+    // A ceremony started long ago, or signed by someone else, or made for another time.
+    let presence = hco_challenges::presence::Presence::new(o.params().presence.clone()).unwrap();
+    let id = testing::identity_id(&person).0;
+    let old = now - hco_oracle::ENROLMENT_TTL_MS - 60_000;
+    let credential = String::from_utf8(soft.enrol(&presence, &id, old).unwrap()).unwrap();
+    let stale = SignedEnrolment::new(&person, old, credential.clone());
+    assert_eq!(
+        o.enrol_passkey(&stale, now).unwrap().unwrap_err().code(),
+        "enrolment_stale"
+    );
+    let mut forged = SignedEnrolment::new(&person, old, credential.clone());
+    forged.sig.0[3] ^= 1;
+    assert_eq!(
+        o.record_enrolment(&forged).unwrap().unwrap_err().code(),
+        "bad_identity_signature"
+    );
+    let retimed = SignedEnrolment::new(&person, old + 1, credential);
+    assert_eq!(
+        o.record_enrolment(&retimed).unwrap().unwrap_err().code(),
+        "invalid_enrolment"
+    );
+    assert!(
+        o.passkeys(&testing::identity_id(&person))
+            .unwrap()
+            .is_empty()
+    );
+
+    // Up to the limit, each authenticator once; the same enrolment again is idempotent.
+    for i in 0..MAX_PASSKEYS as u64 {
+        let mut other = SoftAuthenticator::new(ORIGIN).unwrap();
+        enrol(o, &person, &mut other, now + i).unwrap();
+    }
+    let mut extra = SoftAuthenticator::new(ORIGIN).unwrap();
+    assert_eq!(
+        enrol(o, &person, &mut extra, now).unwrap_err(),
+        "too_many_passkeys"
+    );
+    let first = o.passkeys(&testing::identity_id(&person)).unwrap()[0].clone();
+    assert!(o.record_enrolment(&first.enrolment).unwrap().is_ok());
+    assert_eq!(
+        o.passkeys(&testing::identity_id(&person)).unwrap().len(),
+        MAX_PASSKEYS
+    );
+}
+
+#[test]
+fn a_visual_opt_out_draws_only_non_visual_families() {
+    let both = Net::with(1, |p| {
+        p.challenges_per_window = 16;
+        p.families = ["visual_match", "attention", "interactive_reasoning"]
+            .into_iter()
+            .map(|name| FamilyConfig {
+                name: name.into(),
+                deadline_ms: 20_000,
+                difficulty: Registry::builtin()
+                    .get(name)
+                    .unwrap()
+                    .default_params()
+                    .difficulty,
+            })
+            .collect();
+    });
+    let o = &both.oracles[0];
+    let now = both.start(0) + 1_000;
+    let sighted = testing::key(30);
+    let opted = testing::key(31);
+    let profile = Profile {
+        class: Class::Human,
+        visual_opt_out: true,
+    };
+    o.register(&SignedRegister::new(&sighted, Class::Human, now), now)
+        .unwrap()
+        .unwrap();
+    o.register(&SignedRegister::with_profile(&opted, profile, now), now)
+        .unwrap()
+        .unwrap();
+    let drawn = |key: &SigningKey| -> Vec<String> {
+        (0..16)
+            .map(|j| issue(o, key, j, now).prompt.family)
+            .collect()
+    };
+    assert!(drawn(&opted).iter().all(|f| f == "interactive_reasoning"));
+    let sighted_draws = drawn(&sighted);
+    assert!(
+        sighted_draws.iter().any(|f| f != "interactive_reasoning"),
+        "{sighted_draws:?}"
+    );
+    // The opt-out keeps k and r: the same number of challenges and solves per window.
+    assert!(
+        !Registry::builtin()
+            .get("interactive_reasoning")
+            .unwrap()
+            .is_visual()
+    );
+
+    let visual_only = Net::with(1, |p| {
+        p.families = vec![FamilyConfig {
+            name: "visual_match".into(),
+            deadline_ms: 20_000,
+            difficulty: Registry::builtin()
+                .get("visual_match")
+                .unwrap()
+                .default_params()
+                .difficulty,
+        }];
+    });
+    let o = &visual_only.oracles[0];
+    let reg = SignedRegister::with_profile(&opted, profile, now);
+    assert_eq!(
+        o.register(&reg, now).unwrap().unwrap_err().code(),
+        "no_family_for_profile"
+    );
+}
