@@ -157,7 +157,7 @@ impl Metrics {
                 family: "none".into(),
             });
         }
-        for topic in ["registry", "acceptance", "summary", "reveal"] {
+        for topic in crate::network::protocol::Topic::ALL.map(|t| t.label()) {
             for result in ["accept", "reject", "ignore"] {
                 let _ = self.gossip.get_or_create(&GossipLabel {
                     topic: topic.into(),

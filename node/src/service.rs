@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::secret::issuer_order;
 use hco_oracle::{
-    Clock, IdentityId, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedRegister,
-    SignedRequest, codec,
+    Clock, IdentityId, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment,
+    SignedRegister, SignedRequest, codec,
 };
 use libp2p::PeerId;
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -130,6 +131,23 @@ impl Node {
         let result = self.blocking(move |o| o.register(&reg, now)).await??;
         match &result {
             Ok(_) => self.net.publish(Topic::Registry, codec::encode(&gossip)),
+            Err(reason) => self.metrics.reject(reason.code(), None),
+        }
+        Ok(result)
+    }
+
+    /// Enrols a passkey for the presence family and gossips the enrolment.
+    pub async fn enrol_passkey(
+        &self,
+        enrolment: SignedEnrolment,
+    ) -> anyhow::Result<Result<PasskeyRecord, Reason>> {
+        let now = self.now();
+        let gossip = enrolment.clone();
+        let result = self
+            .blocking(move |o| o.enrol_passkey(&enrolment, now))
+            .await??;
+        match &result {
+            Ok(_) => self.net.publish(Topic::Passkey, codec::encode(&gossip)),
             Err(reason) => self.metrics.reject(reason.code(), None),
         }
         Ok(result)
@@ -285,6 +303,18 @@ impl Node {
                                 | Reason::UnknownVersion { .. },
                             ) => Validation::Reject,
                             Err(_) => Validation::Ignore,
+                        },
+                    },
+                    Topic::Passkey => match codec::decode::<SignedEnrolment>(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(enrolment) => match o.record_enrolment(&enrolment)? {
+                            Ok(_) => Validation::Accept,
+                            // Not yet registered here, or at the passkey limit: not the
+                            // sender's fault.
+                            Err(Reason::UnknownIdentity | Reason::TooManyPasskeys { .. }) => {
+                                Validation::Ignore
+                            }
+                            Err(_) => Validation::Reject,
                         },
                     },
                     Topic::Acceptance => {

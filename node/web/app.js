@@ -2,6 +2,7 @@
 // Everything signed is signed here, with the key WebCrypto holds for this origin.
 
 import * as P from './protocol.js';
+import * as Passkey from './passkey.js';
 import { render } from './families.js';
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +12,7 @@ const state = {
   offset: 0, // the node's clock minus ours, ms
   window: null, // GET /v1/windows/current
   registered: false,
+  passkeys: { passkeys: [] }, // GET /v1/identities/{id}/passkeys
   challenge: null, // {view, renderer, sending}
 };
 
@@ -117,21 +119,45 @@ async function refresh() {
       const s = await api('GET', `/v1/identities/${state.identity.id}`);
       state.registered = true;
       const last = s.last_active == null ? 'never active yet' : `last active in window ${s.last_active}`;
-      $('status').textContent = `${s.status} (${s.class}, ${last})`;
+      const visual = s.visual_opt_out ? ', no visual challenges' : '';
+      $('status').textContent = `${s.status} (${s.class}${visual}, ${last})`;
+      $('visual-opt-out').checked = s.visual_opt_out;
+      state.passkeys = await api('GET', `/v1/identities/${state.identity.id}/passkeys`);
+      const n = state.passkeys.passkeys.length;
+      $('passkey-status').textContent = n === 0 ? 'none enrolled' : `${n} enrolled`;
     } catch (e) {
       if (e.code !== 'unknown_identity') throw e;
       state.registered = false;
+      state.passkeys = { passkeys: [] };
       $('status').textContent = 'not registered';
+      $('passkey-status').textContent = 'register first';
     }
   } else {
     $('status').textContent = 'no identity';
+    $('passkey-status').textContent = 'no identity';
   }
   update();
 }
 
 action('register', async () => {
-  const reg = await P.signedRegister(state.identity, 'human', Math.round(now()));
+  const optOut = $('visual-opt-out').checked;
+  const reg = await P.signedRegister(state.identity, 'human', Math.round(now()), optOut);
   await api('POST', '/v1/identities', reg);
+  await refresh();
+});
+
+action('enrol', async () => {
+  if (!Passkey.supported()) throw new ApiError('webauthn_unavailable', 'this browser cannot use passkeys here (it needs WebAuthn and a secure origin)');
+  const createdAt = Math.round(now());
+  const id = state.identity.id;
+  const options = await api('GET', `/v1/identities/${id}/passkeys/options?created_at=${createdAt}`);
+  let credential;
+  try {
+    credential = await Passkey.create(options);
+  } catch (e) {
+    throw new ApiError('passkey_not_created', `the browser did not create a passkey: ${e.message}`);
+  }
+  await api('POST', `/v1/identities/${id}/passkeys`, await P.signedEnrolment(state.identity, createdAt, credential));
   await refresh();
 });
 
@@ -164,7 +190,12 @@ action('get', async () => {
   $('family').textContent = `Family: ${view.prompt.family.replace(/_/g, ' ')}`;
   $('prompt-text').textContent = view.prompt.text;
   const area = $('answer-area');
-  const renderer = render(view.prompt, area, form, () => send().catch(showError));
+  const context = {
+    passkeys: state.passkeys,
+    assert: () => Passkey.assert(P.challengeId(view.challenge.challenge), state.passkeys),
+    finished: () => Boolean(state.challenge?.done),
+  };
+  const renderer = render(view.prompt, area, form, () => send().catch(showError), context);
   state.challenge = { view, renderer, sending: false };
   $('send').hidden = Boolean(renderer.auto);
   form.hidden = false;
@@ -238,6 +269,8 @@ function update() {
   showIdentity();
   const id = Boolean(state.identity);
   $('register').disabled = !id || state.registered;
+  $('visual-opt-out').disabled = !id || state.registered;
+  $('enrol').disabled = !id || !state.registered;
   $('get').disabled = !id || !state.registered;
   const c = state.challenge;
   $('send').disabled = !c || c.sending || Boolean(c.done);

@@ -1,8 +1,8 @@
 // How each family's prompt is shown and answered. A renderer fills the answer area and returns
 // `{answer(), auto?}`: `answer()` gives the answer string (or '' when nothing is chosen yet);
 // `auto` is true for families that send themselves when done (attention). A family without a
-// renderer of its own gets the text and a free-text answer. A new family (a passkey step for
-// presence, say) is one more entry in `RENDERERS`.
+// renderer of its own gets the text and a free-text answer. `context` carries what the app knows
+// beyond the prompt: the enrolled passkeys and `assert()`, which signs this challenge with one.
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -77,12 +77,44 @@ const RENDERERS = {
   },
 
   attention: attention,
+  presence: presence,
 };
 
 /** Shows `prompt` in `area` (inside `form`); `done()` is called when the family sends itself. */
-export function render(prompt, area, form, done) {
+export function render(prompt, area, form, done, context) {
   const renderer = RENDERERS[prompt.family];
-  return renderer ? renderer(prompt, area, form, done) : freeText(area);
+  return renderer ? renderer(prompt, area, form, done, context) : freeText(area);
+}
+
+/** presence: one button; the passkey's assertion over the challenge id is the answer. */
+function presence(prompt, area, form, done, context) {
+  const enrolled = context.passkeys.passkeys.length > 0;
+  const status = el('p', {
+    id: 'presence-status',
+    role: 'status',
+    'aria-live': 'polite',
+    text: enrolled
+      ? 'Press the button, then confirm with your passkey.'
+      : 'Enrol a passkey first (in the Passkey section above).',
+  });
+  const go = el('button', { type: 'button', id: 'presence-go', text: 'Use my passkey', disabled: !enrolled });
+  let answer = '';
+  go.addEventListener('click', async () => {
+    go.disabled = true;
+    try {
+      answer = await context.assert();
+      status.textContent = 'Passkey used; sending.';
+      await done();
+      // After a rejection that does not end the challenge, the passkey can be used again.
+      go.disabled = context.finished();
+      if (!go.disabled) status.textContent = 'Not accepted (see the verdict); you can use the passkey again.';
+    } catch (e) {
+      status.textContent = `The passkey was not used (${e.name || 'error'}); press the button to try again.`;
+      go.disabled = false;
+    }
+  });
+  area.append(status, go);
+  return { answer: () => answer, auto: true, focus: go };
 }
 
 /**

@@ -49,14 +49,22 @@ export function digest(domain, parts) {
 
 /** What a registration's signature covers. */
 export function registerDigest(body) {
-  const passkey = body.passkey ? fromHex(body.passkey) : new Uint8Array(0);
   return digest('hco register v1', [
     Uint8Array.of(body.version),
     fromHex(body.id),
     utf8.encode(body.class),
     u64be(body.created_at),
-    Uint8Array.of(body.passkey ? 1 : 0),
-    passkey,
+    Uint8Array.of(body.visual_opt_out ? 1 : 0),
+  ]);
+}
+
+/** What a passkey enrolment's signature covers (`credential` is the JSON text sent). */
+export function enrolmentDigest(body) {
+  return digest('hco passkey enrolment v1', [
+    Uint8Array.of(body.version),
+    fromHex(body.id),
+    u64be(body.created_at),
+    utf8.encode(body.credential),
   ]);
 }
 
@@ -159,9 +167,15 @@ async function sign(identity, digestBytes) {
 }
 
 /** A signed registration (`SignedRegister`). */
-export async function signedRegister(identity, cls, createdAt) {
-  const body = { version: VERSION, id: identity.id, class: cls, created_at: createdAt, passkey: null };
+export async function signedRegister(identity, cls, createdAt, visualOptOut = false) {
+  const body = { version: VERSION, id: identity.id, class: cls, created_at: createdAt, visual_opt_out: visualOptOut };
   return { body, sig: await sign(identity, registerDigest(body)) };
+}
+
+/** A signed passkey enrolment (`SignedEnrolment`); `credential` is the registration JSON. */
+export async function signedEnrolment(identity, createdAt, credential) {
+  const body = { version: VERSION, id: identity.id, created_at: createdAt, credential };
+  return { body, sig: await sign(identity, enrolmentDigest(body)) };
 }
 
 /** A signed challenge request (`SignedRequest`). */

@@ -185,6 +185,11 @@ impl Oracle {
             .collect()
     }
 
+    /// The presence family's relying party (enrolment options for clients).
+    pub fn presence(&self) -> &hco_challenges::presence::Presence {
+        self.presence.presence()
+    }
+
     /// The passkeys `id` enrolled, as stored.
     pub fn passkeys(&self, id: &IdentityId) -> Result<Vec<PasskeyRecord>, LedgerError> {
         self.ledger.passkeys(id)

@@ -5,9 +5,10 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
+use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::{
-    Class, IdentityId, LightVerifier, Response, SignedRegister, SignedRequest, SignedReveal,
-    WindowCertificate,
+    Class, IdentityId, LightVerifier, Reason, Response, SignedEnrolment, SignedRegister,
+    SignedRequest, SignedReveal, WindowCertificate,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -43,6 +44,7 @@ pub async fn register(
     let body = json!({
         "id": record.register.body.id,
         "class": record.register.body.class,
+        "visual_opt_out": record.register.body.visual_opt_out,
         "registered_window": record.window,
     });
     Ok((StatusCode::CREATED, Json(body)))
@@ -107,11 +109,79 @@ pub async fn identity(
     Ok(Json(json!({
         "id": id,
         "class": record.register.body.class,
+        "visual_opt_out": record.register.body.visual_opt_out,
         "registered_window": record.window,
         "status": status.status,
         "last_active": status.last_active,
         "missed": status.missed,
         "active_until": status.active_until,
+    })))
+}
+
+/// A stored passkey as clients see it.
+fn passkey_view(r: &PasskeyRecord) -> Value {
+    use base64::Engine;
+    json!({
+        "credential_id": base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&r.credential_id),
+        "counter": r.counter,
+        "enrolled_at": r.enrolment.body.created_at,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct PasskeyOptionsQuery {
+    created_at: u64,
+}
+
+/// The `navigator.credentials.create()` options of an enrolment started at `created_at`; the
+/// WebAuthn challenge is derived from `(id, created_at)`, so the node keeps no ceremony state.
+pub async fn passkey_options(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<PasskeyOptionsQuery>,
+) -> ApiResult<Json<Value>> {
+    let id = parse_id(&id)?;
+    let options = state
+        .node
+        .oracle
+        .presence()
+        .creation_options(&id.0, q.created_at)
+        .map_err(|r| ApiError::from(Reason::Answer(r)))?;
+    Ok(Json(json!(options)))
+}
+
+pub async fn enrol_passkey(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Json<SignedEnrolment>, JsonRejection>,
+) -> ApiResult<impl IntoResponse> {
+    let id = parse_id(&id)?;
+    let Json(enrolment) = body?;
+    if enrolment.body.id != id {
+        return Err(ApiError::new(
+            "malformed",
+            "the enrolment is for another identity than the path names",
+        ));
+    }
+    let record = state
+        .node
+        .enrol_passkey(enrolment)
+        .await?
+        .map_err(ApiError::from)?;
+    Ok((StatusCode::CREATED, Json(passkey_view(&record))))
+}
+
+pub async fn passkeys(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let id = parse_id(&id)?;
+    let records = blocking(&state, move |o| Ok(o.passkeys(&id)?)).await?;
+    let policy = state.node.oracle.params().presence.clone();
+    Ok(Json(json!({
+        "passkeys": records.iter().map(passkey_view).collect::<Vec<_>>(),
+        "rp_id": policy.rp_id,
+        "user_verification": policy.user_verification.as_str(),
     })))
 }
 

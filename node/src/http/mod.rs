@@ -44,6 +44,14 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
     router
         .route("/v1/identities", post(handlers::register))
         .route("/v1/identities/{id}", get(handlers::identity))
+        .route(
+            "/v1/identities/{id}/passkeys",
+            get(handlers::passkeys).post(handlers::enrol_passkey),
+        )
+        .route(
+            "/v1/identities/{id}/passkeys/options",
+            get(handlers::passkey_options),
+        )
         .route("/v1/challenges", post(handlers::challenge))
         .route("/v1/responses", post(handlers::respond))
         .route("/v1/params", get(handlers::params))

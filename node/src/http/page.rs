@@ -14,6 +14,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("protocol.js", JS, include_str!("../../web/protocol.js")),
     ("blake3.js", JS, include_str!("../../web/blake3.js")),
     ("families.js", JS, include_str!("../../web/families.js")),
+    ("passkey.js", JS, include_str!("../../web/passkey.js")),
     (
         "style.css",
         "text/css; charset=utf-8",

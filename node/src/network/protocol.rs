@@ -19,15 +19,18 @@ pub enum Topic {
     Summary,
     /// Revealed window secrets.
     Reveal,
+    /// Passkey enrolments ([`hco_oracle::SignedEnrolment`]) for the presence family.
+    Passkey,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 4] = [
+    pub const ALL: [Topic; 5] = [
         Topic::Registry,
         Topic::Acceptance,
         Topic::Summary,
         Topic::Reveal,
+        Topic::Passkey,
     ];
 
     /// The gossipsub topic name.
@@ -37,6 +40,7 @@ impl Topic {
             Topic::Acceptance => "hco/acceptance/1",
             Topic::Summary => "hco/summary/1",
             Topic::Reveal => "hco/reveal/1",
+            Topic::Passkey => "hco/passkey/1",
         }
     }
 
@@ -47,6 +51,7 @@ impl Topic {
             Topic::Acceptance => "acceptance",
             Topic::Summary => "summary",
             Topic::Reveal => "reveal",
+            Topic::Passkey => "passkey",
         }
     }
 

@@ -53,7 +53,12 @@ fn regenerate(node: &Single, id: &str, t: u64, j: u32) -> (Generated, std::sync:
 
 /// Opens the page and waits until it has loaded its state.
 fn open(b: &Browser, node: &Single) {
-    b.goto(&node.url);
+    open_at(b, &node.url);
+}
+
+/// Opens the page at `url`.
+fn open_at(b: &Browser, url: &str) {
+    b.goto(url);
     let start = Instant::now();
     while b.script("return document.body.dataset.ready || ''", json!([])) != "true" {
         let error = b.script(
@@ -383,4 +388,141 @@ fn play_attention(b: &Browser, data: &Value, shot: &str) {
         keys.push(ENTER);
         b.keys(&keys);
     }
+}
+
+/// The page at `localhost` (WebAuthn refuses IP addresses as relying-party ids).
+fn open_localhost(b: &Browser, node: &Single) {
+    open_at(b, &node.url.replace("127.0.0.1", "localhost"));
+}
+
+/// Adds a WebDriver virtual authenticator (CTAP2 over USB, with user verification); returns its id.
+fn virtual_authenticator(b: &Browser) -> String {
+    let id = b.command(
+        "POST",
+        "/webauthn/authenticator",
+        json!({
+            "protocol": "ctap2",
+            "transport": "usb",
+            "hasResidentKey": false,
+            "hasUserVerification": true,
+            "isUserConsenting": true,
+            "isUserVerified": true,
+        }),
+    );
+    id.as_str().unwrap().to_owned()
+}
+
+/// Enrols a passkey through the page; returns the virtual authenticator's credentials.
+fn enrol_passkey(b: &Browser, authenticator: &str) -> Value {
+    b.click("#enrol:not([disabled])");
+    wait_text(b, "#passkey-status", |t| t == "1 enrolled");
+    b.command(
+        "GET",
+        &format!("/webauthn/authenticator/{authenticator}/credentials"),
+        Value::Null,
+    )
+}
+
+/// Records the body of every `POST /v1/responses` the page sends, in `window.sentResponses`.
+fn record_responses(b: &Browser) {
+    b.script(
+        "window.sentResponses = [];
+         const send = window.fetch;
+         window.fetch = (url, init) => {
+           if (url === '/v1/responses') window.sentResponses.push(init.body);
+           return send(url, init);
+         };",
+        json!([]),
+    );
+}
+
+/// Makes the page's next assertions arrive with the user-present flag cleared, as from an
+/// authenticator that was not touched. (A real authenticator signs its flags, so the node reads
+/// the flag before the signature: the assertion is refused for the missing presence.)
+fn clear_user_presence(b: &Browser) {
+    b.script(
+        "const get = navigator.credentials.get.bind(navigator.credentials);
+         navigator.credentials.get = async (options) => {
+           const cred = await get(options);
+           const data = new Uint8Array(cred.response.authenticatorData.slice(0));
+           data[32] &= ~0x01;
+           const response = {
+             authenticatorData: data.buffer,
+             clientDataJSON: cred.response.clientDataJSON,
+             signature: cred.response.signature,
+             userHandle: cred.response.userHandle,
+           };
+           return { id: cred.id, rawId: cred.rawId, type: cred.type, response };
+         };",
+        json!([]),
+    );
+}
+
+#[test]
+fn devnet_browser_presence_with_a_virtual_authenticator() {
+    let b = Browser::start();
+    let authenticator = virtual_authenticator(&b);
+    let node = node_with("presence", "60s");
+    open_localhost(&b, &node);
+    let id = identity_and_register(&b, None);
+    screenshot_section(&b, "passkey-h", "presence_enrol");
+    let credentials = enrol_passkey(&b, &authenticator);
+    assert_eq!(credentials.as_array().unwrap().len(), 1, "{credentials}");
+    let stored = get(&node.url, &format!("/v1/identities/{id}/passkeys")).unwrap();
+    assert_eq!(stored["passkeys"].as_array().unwrap().len(), 1, "{stored}");
+
+    // Presence missing: refused, and the challenge stays open.
+    record_responses(&b);
+    get_challenge(&b, &node, &id, 0);
+    screenshot(&b, "presence");
+    check_narrow(&b, "presence_phone");
+    clear_user_presence(&b);
+    b.click("#presence-go:not([disabled])");
+    assert_eq!(verdict(&b), "user_presence_missing");
+    screenshot(&b, "presence_user_presence_missing");
+
+    // With the authenticator as it is: accepted.
+    b.script("delete navigator.credentials.get", json!([]));
+    b.click("#presence-go:not([disabled])");
+    wait_text(&b, "#verdict-code", |t| t == "accepted");
+    screenshot(&b, "presence_accepted");
+
+    // The accepted assertion sent again, byte for byte: a replay.
+    let replayed = b.script_async(
+        "const [done] = arguments;
+         const body = window.sentResponses[window.sentResponses.length - 1];
+         fetch('/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+           .then((r) => r.json()).then((j) => done(j.code || j.verdict));",
+        json!([]),
+    );
+    assert_eq!(replayed, "already_accepted");
+    // And a fresh assertion for the same challenge through the page: also already accepted.
+    get_challenge(&b, &node, &id, 0);
+    b.click("#presence-go:not([disabled])");
+    assert_eq!(verdict(&b), "already_accepted");
+}
+
+#[test]
+fn devnet_browser_presence_late_assertion_is_expired() {
+    let b = Browser::start();
+    let authenticator = virtual_authenticator(&b);
+    let node = node_with("presence", "2s");
+    open_localhost(&b, &node);
+    let id = identity_and_register(&b, None);
+    enrol_passkey(&b, &authenticator);
+    get_challenge(&b, &node, &id, 0);
+    wait_text(&b, "#countdown", |t| t == "time is up");
+    std::thread::sleep(Duration::from_millis(300));
+    b.click("#presence-go:not([disabled])");
+    assert_eq!(verdict(&b), "challenge_expired");
+    screenshot(&b, "presence_expired");
+}
+
+/// A screenshot of one section of the page.
+fn screenshot_section(b: &Browser, heading: &str, name: &str) {
+    b.script(
+        "document.getElementById(arguments[0]).scrollIntoView({ block: 'start' })",
+        json!([heading]),
+    );
+    b.screenshot(name);
 }
