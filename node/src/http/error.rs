@@ -34,7 +34,9 @@ pub fn status_of(code: &str) -> StatusCode {
         | "bad_request" => StatusCode::BAD_REQUEST,
         "unknown_identity" | "unknown_challenge" | "not_found" | "no_certificate"
         | "not_active" => StatusCode::NOT_FOUND,
-        "already_accepted" | "class_conflict" | "not_assigned_issuer" => StatusCode::CONFLICT,
+        "already_accepted" | "class_conflict" | "not_assigned_issuer" | "too_many_passkeys" => {
+            StatusCode::CONFLICT
+        }
         "issuer_unreachable" | "overloaded" => StatusCode::SERVICE_UNAVAILABLE,
         "internal" => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::UNPROCESSABLE_ENTITY,

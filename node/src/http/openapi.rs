@@ -78,6 +78,11 @@ pub fn spec() -> Value {
         "paths": {
             "/v1/identities": { "post": { "summary": "Register an identity (self-signed)", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRegister" } } } }, "responses": register } },
             "/v1/identities/{id}": { "get": { "summary": "Lifecycle status of an identity", "parameters": [id.clone()], "responses": { "200": ok("status", "IdentityStatus"), "404": error_response("unknown_identity") } } },
+            "/v1/identities/{id}/passkeys": {
+                "get": { "summary": "Passkeys the identity enrolled for the presence family, with the relying-party id and user-verification policy", "parameters": [id.clone()], "responses": { "200": { "description": "passkeys" } } },
+                "post": { "summary": "Enrol a passkey (WebAuthn registration signed by the identity)", "parameters": [id.clone()], "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedEnrolment" } } } }, "responses": { "201": { "description": "the enrolled passkey: credential_id, counter" }, "404": error_response("unknown_identity"), "422": error_response("invalid_enrolment, wrong_origin, attestation_untrusted, enrolment_stale, too_many_passkeys, wrong_class, bad_identity_signature") } }
+            },
+            "/v1/identities/{id}/passkeys/options": { "get": { "summary": "navigator.credentials.create() options; the WebAuthn challenge is derived from (id, created_at), so the node keeps no state", "parameters": [id.clone(), { "name": "created_at", "in": "query", "required": true, "schema": { "type": "integer" } }], "responses": { "200": { "description": "CreationChallengeResponse ({publicKey})" } } } },
             "/v1/challenges": { "post": { "summary": "Request challenge (id, t, j); forwarded to the assigned issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRequest" } } } }, "responses": challenge } },
             "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
             "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": { "description": "parameters" } } } },
@@ -99,7 +104,13 @@ pub fn spec() -> Value {
             "SignedRegister": { "type": "object", "required": ["body", "sig"], "properties": {
                 "body": { "type": "object", "required": ["version", "id", "class", "created_at"], "properties": {
                     "version": { "type": "integer", "const": 1 }, "id": hex(32), "class": { "enum": ["human", "agent"] },
-                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "passkey": { "type": ["string", "null"] } } },
+                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "visual_opt_out": { "type": "boolean", "description": "only non-visual families (accessibility); default false" } } },
+                "sig": hex(64) } },
+            "SignedEnrolment": { "type": "object", "required": ["body", "sig"], "properties": {
+                "body": { "type": "object", "required": ["version", "id", "created_at", "credential"], "properties": {
+                    "version": { "type": "integer", "const": 1 }, "id": hex(32),
+                    "created_at": { "type": "integer", "description": "ms since the Unix epoch; the WebAuthn challenge is BLAKE3-derive(\"hco passkey enrolment v1\", id ‖ created_at)" },
+                    "credential": { "type": "string", "description": "the navigator.credentials.create() result as JSON text (binary fields base64url)" } } },
                 "sig": hex(64) } },
             "Registered": { "type": "object", "properties": { "id": hex(32), "class": { "enum": ["human", "agent"] }, "registered_window": { "type": "integer" } } },
             "IdentityStatus": { "type": "object", "properties": { "status": { "enum": ["pending", "active", "lapsed", "suspended", "retired"] }, "last_active": { "type": ["integer", "null"] }, "missed": { "type": "integer" }, "active_until": { "type": ["integer", "null"] } } },

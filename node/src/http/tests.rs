@@ -255,3 +255,65 @@ async fn the_grafana_dashboard_only_uses_metrics_the_node_exports() {
         );
     }
 }
+
+#[tokio::test]
+async fn passkey_enrolment_through_the_router() {
+    use hco_challenges::presence::SoftAuthenticator;
+    use hco_oracle::SignedEnrolment;
+
+    let h = harness().await;
+    let person = testing::key(40);
+    let id = testing::identity_id(&person);
+    let path = format!("/v1/identities/{id}/passkeys");
+
+    // Options are a pure function of (id, created_at): the node keeps no ceremony state.
+    let options_uri = format!("{path}/options?created_at={}", h.now);
+    let (status, options, _) = call(&h.app, "GET", &options_uri, Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    let again = call(&h.app, "GET", &options_uri, Body::empty()).await.1;
+    assert_eq!(
+        options["publicKey"]["challenge"],
+        again["publicKey"]["challenge"]
+    );
+    assert_eq!(options["publicKey"]["rp"]["id"], "localhost");
+
+    let presence = h.node.oracle.presence().clone();
+    let mut soft = SoftAuthenticator::new("http://localhost:8080").unwrap();
+    let credential = String::from_utf8(soft.enrol(&presence, &id.0, h.now).unwrap()).unwrap();
+    let enrolment = SignedEnrolment::new(&person, h.now, credential);
+
+    // Not registered yet; then registered, but the path names someone else.
+    let (status, body, _) = call(&h.app, "POST", &path, json(&enrolment)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("unknown_identity"))
+    );
+    let reg = SignedRegister::new(&person, Class::Human, h.now);
+    assert_eq!(
+        call(&h.app, "POST", "/v1/identities", json(&reg)).await.0,
+        StatusCode::CREATED
+    );
+    let other = format!(
+        "/v1/identities/{}/passkeys",
+        testing::identity_id(&testing::key(41))
+    );
+    let (status, body, _) = call(&h.app, "POST", &other, json(&enrolment)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("malformed"))
+    );
+    let mut forged = enrolment.clone();
+    forged.body.credential.push(' ');
+    let (_, body, _) = call(&h.app, "POST", &path, json(&forged)).await;
+    assert_eq!(body["code"], "bad_identity_signature");
+    assert_eq!(
+        call(&h.app, "GET", &path, Body::empty()).await.1["passkeys"],
+        serde_json::json!([])
+    );
+
+    let (status, body, text) = call(&h.app, "POST", &path, json(&enrolment)).await;
+    assert_eq!(status, StatusCode::CREATED, "{text}");
+    let (_, list, _) = call(&h.app, "GET", &path, Body::empty()).await;
+    assert_eq!(list["passkeys"][0]["credential_id"], body["credential_id"]);
+    assert_eq!(list["user_verification"], "preferred");
+}
