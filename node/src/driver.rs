@@ -100,8 +100,12 @@ async fn sync_registry(node: &Arc<Node>) -> bool {
         }
         match node.sync_identities(peer).await {
             Ok(n) => {
-                if n > 0 {
-                    tracing::info!(added = n, "registry synchronised from a peer");
+                let passkeys = node.sync_passkeys(peer).await.unwrap_or_else(|e| {
+                    tracing::debug!(error = %e, "passkey sync failed");
+                    0
+                });
+                if n > 0 || passkeys > 0 {
+                    tracing::info!(added = n, passkeys, "registry synchronised from a peer");
                 }
                 return true;
             }

@@ -19,8 +19,8 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, ReconcileReply, ReconcileRpc,
-    Rejection, Topic,
+    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_PASSKEY_FETCH, ReconcileReply,
+    ReconcileRpc, Rejection, Topic,
 };
 use crate::network::{NetworkClient, NetworkEvent, Validation};
 
@@ -375,6 +375,17 @@ impl Node {
                     let limit = (limit as usize).min(MAX_FETCH);
                     ReconcileReply::Identities(ledger.identities_after(after.as_ref(), limit)?)
                 }
+                ReconcileRpc::Passkeys { after, limit } => {
+                    let limit = (limit as usize).min(MAX_PASSKEY_FETCH);
+                    let after = after.as_ref().map(|(id, c)| (id, c.as_slice()));
+                    ReconcileReply::Passkeys(
+                        ledger
+                            .passkeys_after(after, limit)?
+                            .into_iter()
+                            .map(|r| (r.enrolment, r.credential_id))
+                            .collect(),
+                    )
+                }
             })
         })
         .await?
@@ -414,6 +425,44 @@ impl Node {
                 break;
             }
             after = Some(last);
+        }
+        Ok(added)
+    }
+
+    /// Copies from `peer` every passkey enrolment this node lacks (used at start, after the
+    /// registrations). Each is re-verified here.
+    pub async fn sync_passkeys(&self, peer: PeerId) -> anyhow::Result<usize> {
+        let mut after: Option<(IdentityId, Vec<u8>)> = None;
+        let mut added = 0;
+        loop {
+            let request = ReconcileRpc::Passkeys {
+                after: after.clone(),
+                limit: MAX_PASSKEY_FETCH as u32,
+            };
+            let ReconcileReply::Passkeys(page) = self.net.reconcile(peer, request).await? else {
+                break;
+            };
+            let Some((last, credential)) = page.last() else {
+                break;
+            };
+            let next = (last.body.id, credential.clone());
+            let n = page.len();
+            added += self
+                .blocking(move |o| {
+                    page.iter()
+                        .filter(|(e, credential)| {
+                            let known = o.passkeys(&e.body.id).is_ok_and(|all| {
+                                all.iter().any(|r| &r.credential_id == credential)
+                            });
+                            !known && matches!(o.record_enrolment(e), Ok(Ok(_)))
+                        })
+                        .count()
+                })
+                .await?;
+            if n < MAX_PASSKEY_FETCH {
+                break;
+            }
+            after = Some(next);
         }
         Ok(added)
     }

@@ -3,8 +3,8 @@
 //! size limits set on the codec.
 
 use hco_oracle::{
-    IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedRegister, SignedRequest,
-    WindowCertificate,
+    IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedEnrolment,
+    SignedRegister, SignedRequest, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -128,6 +128,13 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_FETCH`]).
         limit: u32,
     },
+    /// Passkey enrolments after `(id, credential id)`, in that order.
+    Passkeys {
+        /// Exclusive lower bound.
+        after: Option<(IdentityId, Vec<u8>)>,
+        /// At most this many (capped at [`MAX_PASSKEY_FETCH`]).
+        limit: u32,
+    },
 }
 
 /// Replies on `/hco/reconcile/1`.
@@ -139,6 +146,8 @@ pub enum ReconcileReply {
     Acceptances(Vec<SealedAcceptance>),
     /// Registrations.
     Identities(Vec<SignedRegister>),
+    /// Passkey enrolments with their credential ids.
+    Passkeys(Vec<(SignedEnrolment, Vec<u8>)>),
     /// A rejection.
     Rejected(Rejection),
 }
@@ -156,3 +165,6 @@ pub struct CertReply(pub Option<WindowCertificate>);
 
 /// Most items asked for or returned in one reconciliation message.
 pub const MAX_FETCH: usize = 1000;
+
+/// Most passkey enrolments per reconciliation reply (each is at most 16 KiB).
+pub const MAX_PASSKEY_FETCH: usize = 32;

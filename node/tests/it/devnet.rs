@@ -39,6 +39,35 @@ fn new_agent(net: &Devnet, name: &str, node: usize) -> Agent {
     Agent { key, id }
 }
 
+/// Registers a person on `node` and enrols a software passkey for them there; returns the id.
+fn person_with_passkey(net: &Devnet, seed: u8, node: usize) -> String {
+    use hco_challenges::presence::{Presence, PresencePolicy, SoftAuthenticator};
+    let key = ed25519_dalek::SigningKey::from_bytes(&[seed; 32]);
+    let id = hex::encode(key.verifying_key().to_bytes());
+    let now = get(&net.url(node), "/v1/windows/current").unwrap()["now"]
+        .as_u64()
+        .unwrap();
+    let reg = hco_oracle::SignedRegister::new(&key, hco_oracle::Class::Human, now);
+    assert_eq!(post(&net.url(node), "/v1/identities", &reg).0, 201);
+    let presence = Presence::new(PresencePolicy::default()).unwrap();
+    let mut soft = SoftAuthenticator::new("http://localhost:1").unwrap();
+    let credential = soft
+        .enrol(&presence, &key.verifying_key().to_bytes(), now)
+        .unwrap();
+    let enrolment =
+        hco_oracle::SignedEnrolment::new(&key, now, String::from_utf8(credential).unwrap());
+    let path = format!("/v1/identities/{id}/passkeys");
+    let (status, body) = post(&net.url(node), &path, &enrolment);
+    assert_eq!(status, 201, "{body}");
+    id
+}
+
+fn passkey_count(net: &Devnet, node: usize, id: &str) -> usize {
+    get(&net.url(node), &format!("/v1/identities/{id}/passkeys"))
+        .and_then(|v| v["passkeys"].as_array().map(Vec::len))
+        .unwrap_or(0)
+}
+
 fn solve(net: &Devnet, agent: &Agent, node: usize) -> Value {
     hco_json(&[
         "client",
@@ -161,6 +190,11 @@ fn devnet_certifies_without_a_stopped_node_which_then_catches_up() {
     assert!(accepted > 0);
     let root = wait_certified(&net, 0, t);
     assert_eq!(window(&net, 0, t)["active_count_local"], accepted);
+    // A passkey enrolled while node 3 is down reaches the others by gossip…
+    let person = person_with_passkey(&net, 9, 0);
+    wait_until(Duration::from_secs(10), || {
+        passkey_count(&net, 1, &person) == 1
+    });
     net.restart(3);
     // The restarted node reconciles the window it missed and signs the certified root.
     wait_until(Duration::from_secs(30), || {
@@ -171,6 +205,10 @@ fn devnet_certifies_without_a_stopped_node_which_then_catches_up() {
         Some(root.as_str())
     );
     assert_eq!(window(&net, 3, t)["active_count_local"], accepted);
+    // …and node 3 by the registry synchronisation at start.
+    wait_until(Duration::from_secs(10), || {
+        passkey_count(&net, 3, &person) == 1
+    });
     // And it takes part in the next windows as an issuer and a signer.
     let t2 = next_window(&net.url(3));
     let agent = new_agent(&net, "after", 3);

@@ -259,6 +259,26 @@ impl Ledger {
             .collect()
     }
 
+    /// Passkey records after the record of `(id, credential id)` `after`, in key order, at most
+    /// `limit` (registry synchronisation between nodes).
+    pub fn passkeys_after(
+        &self,
+        after: Option<(&IdentityId, &[u8])>,
+        limit: usize,
+    ) -> Result<Vec<PasskeyRecord>, LedgerError> {
+        let range = match after {
+            Some((id, credential)) => self.passkeys.range::<Vec<u8>, _>((
+                std::ops::Bound::Excluded(Self::passkey_key(id, credential)),
+                std::ops::Bound::Unbounded,
+            )),
+            None => self.passkeys.iter(),
+        };
+        range
+            .take(limit)
+            .map(|r| decode("passkeys", &r?.1))
+            .collect()
+    }
+
     /// Stores an enrolled passkey unless the credential is already enrolled; true if stored.
     pub fn put_passkey(&self, record: &PasskeyRecord) -> Result<bool, LedgerError> {
         let key = Self::passkey_key(&record.enrolment.body.id, &record.credential_id);
