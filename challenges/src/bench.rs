@@ -30,6 +30,11 @@ pub struct FamilyBench {
     pub baseline_success: f64,
     /// Baseline attempts made.
     pub baseline_trials: u32,
+    /// For `presence`: the same assertions through the WebAuthn library alone (a state built
+    /// once, no challenge binding or counter bookkeeping), the reference `verify_per_s` is
+    /// measured against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_verify_per_s: Option<f64>,
 }
 
 fn seed(i: u64) -> Seed {
@@ -102,6 +107,7 @@ pub fn bench_family(family: &dyn Family, params: &FamilyParams, budget: Duration
         verify_per_s: rate(verified, start.elapsed()),
         baseline_success: f64::from(solved) / f64::from(trials.max(1)),
         baseline_trials: trials,
+        library_verify_per_s: None,
     }
 }
 
