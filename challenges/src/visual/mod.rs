@@ -174,9 +174,9 @@ fn matcha(s: &mut SeedStream, strength: &Strength) -> (VisualData, String, Vec<u
         key.push(if same { b'S' } else { b'D' });
     }
     let text = format!(
-        "{MATCHA_ROUNDS} rounds follow. In each, compare the clean word with the distorted one: \
-         answer S if they are the same word and D if they differ, one letter per round in order \
-         (for example SDS)."
+        "{MATCHA_ROUNDS} rounds follow. In each, say whether the clean word and the distorted one \
+         are the same word or differ (as text: one letter per round in order, S for same and D \
+         for different, for example SDS)."
     );
     let data = VisualData {
         mode: "matcha".into(),

@@ -45,9 +45,14 @@ fn regenerate(node: &Single, id: &str, t: u64, j: u32) -> (Generated, std::sync:
     let params: NetworkParams =
         serde_json::from_value(get(&node.url, "/v1/params").unwrap()["params"].clone()).unwrap();
     let registry = Registry::builtin();
+    let registered = get(&node.url, &format!("/v1/identities/{id}")).unwrap();
+    let profile = hco_oracle::Profile {
+        class: Class::Human,
+        visual_opt_out: registered["visual_opt_out"] == true,
+    };
     let id: IdentityId = id.parse().unwrap();
     let (config, generated) =
-        hco_oracle::derive_challenge(&params, &registry, &w_t, Class::Human, &id, t, j).unwrap();
+        hco_oracle::derive_challenge(&params, &registry, &w_t, profile, &id, t, j).unwrap();
     (generated, registry.get(&config.name).unwrap().clone())
 }
 
@@ -525,4 +530,29 @@ fn screenshot_section(b: &Browser, heading: &str, name: &str) {
         json!([heading]),
     );
     b.screenshot(name);
+}
+
+#[test]
+fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
+    let b = Browser::start();
+    let node = Single::start(&format!(
+        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\nchallenges_per_window = {CHALLENGES}\n\
+         [[network.families]]\nname = \"visual_match\"\ndeadline = \"60s\"\ndifficulty = 5\n\
+         [[network.families]]\nname = \"attention\"\ndeadline = \"60s\"\ndifficulty = 2\n\
+         [[network.families]]\nname = \"interactive_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\n"
+    ));
+    open(&b, &node);
+    b.click("#create");
+    let id = wait_text(&b, "#identity-id", |t| t.len() == 64);
+    wait_text(&b, "#status", |t| t == "not registered");
+    b.click("#visual-opt-out");
+    b.click("#register:not([disabled])");
+    wait_text(&b, "#status", |t| t.contains("no visual challenges"));
+    let registered = get(&node.url, &format!("/v1/identities/{id}")).unwrap();
+    assert_eq!(registered["visual_opt_out"], true, "{registered}");
+    for j in 0..6 {
+        let (_, generated, _) = get_challenge(&b, &node, &id, j);
+        assert_eq!(generated.prompt.family, "interactive_reasoning", "j = {j}");
+    }
+    screenshot(&b, "visual_opt_out");
 }
