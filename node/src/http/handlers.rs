@@ -176,7 +176,7 @@ pub async fn passkeys(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
     let id = parse_id(&id)?;
-    let records = blocking(&state, move |o| Ok(o.passkeys(&id)?)).await?;
+    let records = blocking(&state, move |o| o.passkeys(&id)).await?;
     let policy = state.node.oracle.params().presence.clone();
     Ok(Json(json!({
         "passkeys": records.iter().map(passkey_view).collect::<Vec<_>>(),
