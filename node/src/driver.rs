@@ -41,7 +41,7 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
             synced_registry = sync_registry(&node).await;
         }
         while params.closes_at(next) + SETTLE.as_millis() as u64 <= now {
-            close_window(&node, next, options.retention_windows).await;
+            close_window(&node, next, options.retention_windows, &shutdown).await;
             next += 1;
         }
         // Windows whose certificate has not formed yet: ask peers, re-gossip our summary.
@@ -117,8 +117,17 @@ async fn sync_registry(node: &Arc<Node>) -> bool {
 }
 
 /// Reconciles window `t` with every reachable committee member, then summarizes and reveals.
-async fn close_window(node: &Arc<Node>, t: u64, retention: u64) {
-    let fetched = reconcile(node, t).await;
+/// When no member answers although some are connected (a node that just started), it retries a
+/// few times first: a summary signed from a partial view cannot be taken back.
+async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &CancellationToken) {
+    let (mut fetched, mut answered) = reconcile(node, t).await;
+    for _ in 0..RECONCILE_RETRIES {
+        if answered > 0 || node.other_members().is_empty() || shutdown.is_cancelled() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        (fetched, answered) = reconcile(node, t).await;
+    }
     let now = node.now();
     let summary = {
         let oracle = node.oracle.clone();
@@ -173,10 +182,15 @@ async fn audit(node: &Arc<Node>, t: u64) {
     }
 }
 
-/// Fetches from each connected committee member the acceptances of `t` this node lacks.
-async fn reconcile(node: &Arc<Node>, t: u64) -> usize {
+/// Times a closing window's reconciliation is retried when no member answered.
+const RECONCILE_RETRIES: usize = 4;
+
+/// Fetches from each connected committee member the acceptances of `t` this node lacks;
+/// returns how many were fetched and how many members answered.
+async fn reconcile(node: &Arc<Node>, t: u64) -> (usize, usize) {
     let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
     let mut fetched = 0;
+    let mut answered = 0;
     for (_, peer) in node.other_members() {
         if !connected.contains(&peer) {
             continue;
@@ -186,6 +200,7 @@ async fn reconcile(node: &Arc<Node>, t: u64) -> usize {
         else {
             continue;
         };
+        answered += 1;
         let oracle = node.oracle.clone();
         let ours: HashSet<(IdentityId, u32)> =
             match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
@@ -212,7 +227,7 @@ async fn reconcile(node: &Arc<Node>, t: u64) -> usize {
             }
         }
     }
-    fetched
+    (fetched, answered)
 }
 
 /// For a closed window without certificate: ask peers for theirs, and re-gossip our summary.
