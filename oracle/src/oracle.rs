@@ -658,7 +658,26 @@ impl Oracle {
         }
         let fresh = {
             let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
-            self.ledger.insert_acceptances(batch)?
+            let fresh = self.ledger.insert_acceptances(batch)?;
+            // Presence assertions accepted by other issuers move this node's counters too, so
+            // a cloned authenticator cannot replay counts at another issuer.
+            for s in batch {
+                let c = s.acceptance.challenge();
+                let bound = self
+                    .registry
+                    .get(&c.family)
+                    .is_some_and(|f| f.uses_passkeys());
+                if let Some(update) = bound
+                    .then(|| {
+                        hco_challenges::presence::claimed_counter(&s.acceptance.response.answer)
+                    })
+                    .flatten()
+                {
+                    self.ledger
+                        .raise_counter(&c.id, &update.credential_id, update.counter)?;
+                }
+            }
+            fresh
         };
         if fresh > 0 {
             self.ledger.make_durable()?;

@@ -387,6 +387,16 @@ impl Presence {
     }
 }
 
+/// The credential id and signature counter an assertion (answer JSON) claims, unverified: for
+/// a node that records an acceptance another issuer verified, so its counters move too.
+pub fn claimed_counter(answer: &[u8]) -> Option<CounterUpdate> {
+    let rsp: PublicKeyCredential = serde_json::from_slice(answer).ok()?;
+    Some(CounterUpdate {
+        counter: assertion_counter(&rsp)?,
+        credential_id: rsp.raw_id,
+    })
+}
+
 /// The signature counter in an assertion's authenticator data (bytes 33..37, big-endian).
 fn assertion_counter(rsp: &PublicKeyCredential) -> Option<u32> {
     let data = rsp.response.authenticator_data.as_slice();

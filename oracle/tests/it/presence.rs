@@ -291,3 +291,39 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
         "no_family_for_profile"
     );
 }
+
+#[test]
+fn counters_move_on_every_node_that_records_the_acceptance() {
+    let net = Net::with(2, |p| {
+        p.families = vec![FamilyConfig {
+            name: "presence".into(),
+            deadline_ms: 20_000,
+            difficulty: 1,
+        }];
+    });
+    let now = net.start(0) + 1_000;
+    let person = testing::key(23);
+    net.register(&person, Class::Human, now);
+    let issuer = net.issuer_for(&person, 0);
+    let other = net
+        .oracles
+        .iter()
+        .find(|o| o.node_id() != issuer.node_id())
+        .unwrap();
+    let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+    enrol(issuer, &person, &mut soft, now).unwrap();
+    let enrolment = issuer.passkeys(&testing::identity_id(&person)).unwrap()[0]
+        .enrolment
+        .clone();
+    other.record_enrolment(&enrolment).unwrap().unwrap();
+
+    let issued = issue(issuer, &person, 0, now);
+    let answer = assertion(issuer, &mut soft, &person, &issued);
+    let response = Response::new(&person, issued.challenge.clone(), answer);
+    let sealed = issuer.verify_response(&response, now).unwrap().unwrap();
+    let counter = |o: &Oracle| o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter;
+    assert!(counter(issuer) > 0);
+    assert_eq!(counter(other), 0);
+    other.record_remote(&[sealed]).unwrap().unwrap();
+    assert_eq!(counter(other), counter(issuer));
+}
