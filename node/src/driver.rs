@@ -10,7 +10,7 @@ use std::time::Duration;
 use hco_oracle::{IdentityId, codec};
 use tokio_util::sync::CancellationToken;
 
-use crate::network::protocol::{MAX_FETCH, ReconcileReply, ReconcileRpc, Topic};
+use crate::network::protocol::{MAX_FETCH, MAX_KEYS, ReconcileReply, ReconcileRpc, Topic};
 use crate::service::{Node, SETTLE};
 
 /// Options of the driver.
@@ -195,19 +195,37 @@ async fn reconcile(node: &Arc<Node>, t: u64) -> (usize, usize) {
         if !connected.contains(&peer) {
             continue;
         }
-        let Ok(ReconcileReply::Keys(theirs)) =
-            node.net.reconcile(peer, ReconcileRpc::Keys { t }).await
-        else {
-            continue;
+        if let Some(n) = reconcile_with(node, peer, t).await {
+            answered += 1;
+            fetched += n;
+        }
+    }
+    (fetched, answered)
+}
+
+/// Pages through `peer`'s accepted keys of `t` and fetches the acceptances missing here;
+/// `None` if the peer did not answer at all.
+async fn reconcile_with(node: &Arc<Node>, peer: libp2p::PeerId, t: u64) -> Option<usize> {
+    let oracle = node.oracle.clone();
+    let ours: HashSet<(IdentityId, u32)> =
+        match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
+            Ok(Ok(keys)) => keys.into_iter().collect(),
+            _ => return None,
         };
-        answered += 1;
-        let oracle = node.oracle.clone();
-        let ours: HashSet<(IdentityId, u32)> =
-            match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
-                Ok(Ok(keys)) => keys.into_iter().collect(),
-                _ => continue,
-            };
-        let missing: Vec<_> = theirs.into_iter().filter(|k| !ours.contains(k)).collect();
+    let mut fetched = 0;
+    let mut after = None;
+    loop {
+        let request = ReconcileRpc::Keys {
+            t,
+            after,
+            limit: MAX_KEYS as u32,
+        };
+        let Ok(ReconcileReply::Keys(page)) = node.net.reconcile(peer, request).await else {
+            return after.map(|_| fetched);
+        };
+        let last = page.last().copied();
+        let full = page.len() >= MAX_KEYS;
+        let missing: Vec<_> = page.into_iter().filter(|k| !ours.contains(k)).collect();
         for chunk in missing.chunks(MAX_FETCH) {
             let request = ReconcileRpc::Fetch {
                 t,
@@ -215,7 +233,7 @@ async fn reconcile(node: &Arc<Node>, t: u64) -> (usize, usize) {
             };
             let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await
             else {
-                break;
+                return Some(fetched);
             };
             let oracle = node.oracle.clone();
             match tokio::task::spawn_blocking(move || oracle.record_remote(&batch)).await {
@@ -226,8 +244,11 @@ async fn reconcile(node: &Arc<Node>, t: u64) -> (usize, usize) {
                 other => tracing::error!(t, ?other, "recording reconciled acceptances failed"),
             }
         }
+        match last {
+            Some(last) if full => after = Some(last),
+            _ => return Some(fetched),
+        }
     }
-    (fetched, answered)
 }
 
 /// For a closed window without certificate: ask peers for theirs, and re-gossip our summary.

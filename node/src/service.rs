@@ -19,8 +19,8 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_PASSKEY_FETCH, ReconcileReply,
-    ReconcileRpc, Rejection, Topic,
+    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_KEYS, MAX_PASSKEY_FETCH,
+    ReconcileReply, ReconcileRpc, Rejection, Topic,
 };
 use crate::network::{NetworkClient, NetworkEvent, Validation};
 
@@ -361,7 +361,10 @@ impl Node {
         self.blocking(move |o| -> anyhow::Result<ReconcileReply> {
             let ledger = o.ledger();
             Ok(match request {
-                ReconcileRpc::Keys { t } => ReconcileReply::Keys(ledger.accepted_keys(t)?),
+                ReconcileRpc::Keys { t, after, limit } => {
+                    let limit = (limit as usize).min(MAX_KEYS);
+                    ReconcileReply::Keys(ledger.accepted_keys_after(t, after, limit)?)
+                }
                 ReconcileRpc::Fetch { t, keys } => {
                     let mut out = Vec::new();
                     for (id, j) in keys.into_iter().take(MAX_FETCH) {

@@ -109,10 +109,14 @@ pub enum ChallengeReply {
 /// `/hco/reconcile/1`: a window's acceptances and the registry between nodes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileRpc {
-    /// The `(id, j)` accepted in window `t`.
+    /// The `(id, j)` accepted in window `t` after `after`, in order.
     Keys {
         /// Window.
         t: u64,
+        /// Exclusive lower bound.
+        after: Option<(IdentityId, u32)>,
+        /// At most this many (capped at [`MAX_KEYS`]).
+        limit: u32,
     },
     /// These acceptances of window `t`.
     Fetch {
@@ -165,6 +169,9 @@ pub struct CertReply(pub Option<WindowCertificate>);
 
 /// Most items asked for or returned in one reconciliation message.
 pub const MAX_FETCH: usize = 1000;
+
+/// Most accepted keys per reconciliation reply (about 40 bytes each in CBOR).
+pub const MAX_KEYS: usize = 100_000;
 
 /// Most passkey enrolments per reconciliation reply (each is at most 16 KiB).
 pub const MAX_PASSKEY_FETCH: usize = 32;

@@ -418,6 +418,33 @@ impl Ledger {
         Ok(out)
     }
 
+    /// The `(id, j)` accepted in window `t` after `after`, in key order, at most `limit`.
+    pub fn accepted_keys_after(
+        &self,
+        t: u64,
+        after: Option<(IdentityId, u32)>,
+        limit: usize,
+    ) -> Result<Vec<(IdentityId, u32)>, LedgerError> {
+        let start = match after {
+            Some((id, j)) => std::ops::Bound::Excluded(keys::window_id_index(t, &id, j).to_vec()),
+            None => std::ops::Bound::Included(keys::window(t).to_vec()),
+        };
+        let end = std::ops::Bound::Excluded(keys::window(t + 1).to_vec());
+        let mut out = Vec::new();
+        for entry in self
+            .accepted
+            .range::<Vec<u8>, _>((start, end))
+            .keys()
+            .take(limit)
+        {
+            let key = entry?;
+            if let (Some(id), Some(j)) = (keys::id_of(&key), key.get(40..44)) {
+                out.push((id, u32::from_be_bytes(j.try_into().unwrap_or([0; 4]))));
+            }
+        }
+        Ok(out)
+    }
+
     /// Accepted solves of `id` in window `t`.
     pub fn solves(&self, t: u64, id: &IdentityId) -> Result<u32, LedgerError> {
         Ok(self

@@ -135,6 +135,19 @@ proptest! {
                     expected.sort();
                     prop_assert_eq!(l.active_set(t, r).unwrap(), expected);
                 }
+                // Paging through a window's keys, two at a time, gives the whole window.
+                let mut paged = Vec::new();
+                let mut after = None;
+                loop {
+                    let page = l.accepted_keys_after(t, after, 2).unwrap();
+                    let full = page.len() == 2;
+                    after = page.last().copied();
+                    paged.extend(page);
+                    if !full {
+                        break;
+                    }
+                }
+                prop_assert_eq!(paged, l.accepted_keys(t).unwrap());
             }
         }
     }
