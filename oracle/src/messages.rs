@@ -25,6 +25,17 @@ pub(crate) fn check_version(got: u8) -> Result<(), Reason> {
     }
 }
 
+/// Checks a message the identity `id` signed itself: a valid, safe key and its signature.
+fn check_self_signed(id: &IdentityId, digest: &Digest, sig: &Sig) -> Result<(), Reason> {
+    if sign::public_key(&id.0).is_none() {
+        return Err(Reason::BadIdentityKey);
+    }
+    if !sign::verify(&id.0, digest, sig) {
+        return Err(Reason::BadIdentitySignature);
+    }
+    Ok(())
+}
+
 /// An identity announcing itself (open registration: the cost is paid per window).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Register {
@@ -115,17 +126,7 @@ impl SignedRegister {
     /// Checks version, key and signature.
     pub fn check(&self) -> Result<(), Reason> {
         check_version(self.body.version)?;
-        if sign::public_key(&self.body.id.0).is_none() {
-            return Err(Reason::BadIdentityKey);
-        }
-        if !sign::verify(
-            &self.body.id.0,
-            &Self::signing_digest(&self.body),
-            &self.sig,
-        ) {
-            return Err(Reason::BadIdentitySignature);
-        }
-        Ok(())
+        check_self_signed(&self.body.id, &Self::signing_digest(&self.body), &self.sig)
     }
 }
 
@@ -188,17 +189,7 @@ impl SignedEnrolment {
                 limit: MAX_ENROLMENT_LEN,
             });
         }
-        if sign::public_key(&self.body.id.0).is_none() {
-            return Err(Reason::BadIdentityKey);
-        }
-        if !sign::verify(
-            &self.body.id.0,
-            &Self::signing_digest(&self.body),
-            &self.sig,
-        ) {
-            return Err(Reason::BadIdentitySignature);
-        }
-        Ok(())
+        check_self_signed(&self.body.id, &Self::signing_digest(&self.body), &self.sig)
     }
 }
 

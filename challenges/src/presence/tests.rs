@@ -46,6 +46,19 @@ fn the_stateless_check_accepts_nothing() {
 mod with_soft_authenticator {
     use super::*;
 
+    /// The assertion with `mask` cleared in its authenticator-data flags (the byte at 32:
+    /// 0x01 user present, 0x04 user verified).
+    fn clear_flags(assertion: &serde_json::Value, mask: u8) -> serde_json::Value {
+        use base64::Engine;
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let data = assertion["response"]["authenticatorData"].as_str().unwrap();
+        let mut bytes = engine.decode(data).unwrap();
+        bytes[32] &= !mask;
+        let mut out = assertion.clone();
+        out["response"]["authenticatorData"] = engine.encode(&bytes).into();
+        out
+    }
+
     fn enrolled(presence: &Presence) -> (SoftAuthenticator, Passkey) {
         let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
         let credential = soft.enrol(presence, &ID, 1_000).unwrap();
@@ -95,14 +108,10 @@ mod with_soft_authenticator {
         let answer = soft.assert(&presence, &cid(1), &keys).unwrap();
         let mut json: serde_json::Value = serde_json::from_slice(&answer).unwrap();
 
-        // Clearing the UP flag (bit 0 of the flags byte at offset 32).
-        let data = json["response"]["authenticatorData"].as_str().unwrap();
+        // Clearing the UP flag.
+        let no_up = clear_flags(&json, 0x01);
         use base64::Engine;
         let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        let mut bytes = engine.decode(data).unwrap();
-        bytes[32] &= !0x01;
-        let mut no_up = json.clone();
-        no_up["response"]["authenticatorData"] = engine.encode(&bytes).into();
         assert_eq!(
             presence
                 .verify_assertion(&cid(1), &serde_json::to_vec(&no_up).unwrap(), &keys)
@@ -193,14 +202,8 @@ mod with_soft_authenticator {
         let (mut soft, passkey) = enrolled(&presence);
         let keys = [passkey];
         let answer = soft.assert(&presence, &cid(1), &keys).unwrap();
-        let mut json: serde_json::Value = serde_json::from_slice(&answer).unwrap();
-        use base64::Engine;
-        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        let mut bytes = engine
-            .decode(json["response"]["authenticatorData"].as_str().unwrap())
-            .unwrap();
-        bytes[32] &= !0x04;
-        json["response"]["authenticatorData"] = engine.encode(&bytes).into();
+        let json: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        let json = clear_flags(&json, 0x04);
         assert_eq!(
             presence
                 .verify_assertion(&cid(1), &serde_json::to_vec(&json).unwrap(), &keys)
