@@ -86,6 +86,11 @@ impl Family for ArithmeticReasoning {
         Class::Human
     }
 
+    /// A person needs about this long at least (reading and computing a few steps).
+    fn min_human_solve_ms(&self) -> u64 {
+        2000
+    }
+
     fn max_answer_len(&self) -> usize {
         32
     }

@@ -363,6 +363,13 @@ pub trait Family: Send + Sync + 'static {
         false
     }
 
+    /// The least time from issue to receipt in which a person answers, in milliseconds: the
+    /// default floor under which an answer is rejected as `too_fast` (a network may configure
+    /// another). 0 for agent families, whose budget is the deadline alone.
+    fn min_human_solve_ms(&self) -> u64 {
+        0
+    }
+
     /// Checks an answer with what the oracle knows beyond the seed; what the oracle calls.
     /// Families bound to enrolled credentials override it; the rest check against the key alone.
     fn verify_in(

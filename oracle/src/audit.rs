@@ -97,6 +97,10 @@ pub enum Violation {
     Late,
     /// Issued outside the identity's ceremony slot.
     OutsideSlot,
+    /// Issued before the challenge's opening moment in the slot.
+    IssuedBeforeOpening,
+    /// Accepted sooner after issue than the family's minimum human solve time.
+    TooFast,
     /// The answer does not verify against the regenerated key.
     WrongAnswer {
         /// The family's reason code.
@@ -135,13 +139,13 @@ pub struct Audited {
 }
 
 /// Audits the acceptances of window `t`. `reveals` maps issuers to their checked window
-/// secrets; `identity` gives what is registered for each identity; `prev_root` is the root
-/// certified for `t − 1` ([`Digest::ZERO`] if none), which placed the slots.
+/// secrets; `identity` gives what is registered for each identity; `beacon` is the window's
+/// slot beacon ([`crate::window::slot_beacon`]), which placed the slots.
 pub fn audit_window<'a>(
     params: &NetworkParams,
     registry: &Registry,
     t: u64,
-    prev_root: &Digest,
+    beacon: &Digest,
     reveals: &BTreeMap<NodeId, Digest>,
     mut identity: impl FnMut(&crate::IdentityId) -> Option<Audited>,
     acceptances: impl IntoIterator<Item = &'a SealedAcceptance>,
@@ -158,7 +162,7 @@ pub fn audit_window<'a>(
         };
         report.checked += 1;
         let known = identity(&c.id);
-        if let Some(violation) = check_one(params, registry, prev_root, secret, known, sealed) {
+        if let Some(violation) = check_one(params, registry, beacon, secret, known, sealed) {
             report.findings.push(Finding {
                 evidence: sealed.clone(),
                 violation,
@@ -171,7 +175,7 @@ pub fn audit_window<'a>(
 fn check_one(
     params: &NetworkParams,
     registry: &Registry,
-    prev_root: &Digest,
+    beacon: &Digest,
     secret: &Digest,
     known: Option<Audited>,
     sealed: &SealedAcceptance,
@@ -191,9 +195,16 @@ fn check_one(
     let Some(known) = known else {
         return Some(Violation::ForgedResponse);
     };
-    let Ok((config, generated)) =
-        derive_challenge(params, registry, secret, known.profile, &c.id, c.t, c.j)
-    else {
+    let Ok((config, generated)) = derive_challenge(
+        params,
+        registry,
+        secret,
+        known.profile,
+        &c.id,
+        c.t,
+        c.j,
+        &c.family,
+    ) else {
         return Some(Violation::FamilyMismatch);
     };
     if config.name != c.family {
@@ -208,11 +219,17 @@ fn check_one(
     if a.accepted_at > c.deadline || params.window_open(c.t, a.accepted_at).is_err() {
         return Some(Violation::Late);
     }
-    if params
-        .check_slot(c.t, &c.id, prev_root, c.issued_at)
-        .is_err()
-    {
+    let slot = params.slot(c.t, &c.id, beacon);
+    if !slot.contains(&c.issued_at) {
         return Some(Violation::OutsideSlot);
+    }
+    let seed = crate::secret::challenge_seed(secret, &c.id, c.t, c.j);
+    let opens_at = crate::secret::opening(params, &slot, known.profile.class, c.j, &seed);
+    if c.issued_at < opens_at {
+        return Some(Violation::IssuedBeforeOpening);
+    }
+    if a.accepted_at.saturating_sub(c.issued_at) < config.min_solve_ms {
+        return Some(Violation::TooFast);
     }
     let family = registry.get(&config.name)?;
     let context = hco_challenges::Context {

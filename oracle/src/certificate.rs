@@ -1,13 +1,16 @@
 //! Window summaries and quorum certificates (DESIGN §7).
 //!
 //! After window `t` closes, each committee node signs a [`WindowSummary`] of its active set: the
-//! Merkle root over the sorted identity keys. Summaries from a quorum on the same root form a
+//! Merkle root over the sorted `(identity, class)` leaves: a consumer learns from a proof not only
+//! that an identity was active but whether it was active as a person or as an agent. Summaries from a quorum on the same root form a
 //! [`WindowCertificate`]; an identity proves it was active with a [`MembershipProof`].
 
 use std::collections::BTreeMap;
 
 use ed25519_dalek::SigningKey;
 use serde::{Deserialize, Serialize};
+
+use hco_challenges::Class;
 
 use crate::merkle::{MerkleProof, MerkleTree, leaf_hash};
 use crate::{Digest, IdentityId, NetworkParams, NodeId, Reason, Sig, sign};
@@ -19,7 +22,7 @@ pub struct WindowSummary {
     pub version: u8,
     /// The window.
     pub t: u64,
-    /// Merkle root of the sorted active identities.
+    /// Merkle root of the sorted active `(identity, class)` leaves.
     pub root: Digest,
     /// Number of active identities.
     pub count: u64,
@@ -28,10 +31,11 @@ pub struct WindowSummary {
 }
 
 impl WindowSummary {
-    /// The summary of an active set (sorted and deduplicated here).
-    pub fn of(t: u64, mut active: Vec<IdentityId>, params: Digest) -> (Self, ActiveSet) {
+    /// The summary of an active set of identities with their classes (sorted and deduplicated
+    /// here).
+    pub fn of(t: u64, mut active: Vec<(IdentityId, Class)>, params: Digest) -> (Self, ActiveSet) {
         active.sort_unstable();
-        active.dedup();
+        active.dedup_by_key(|(id, _)| *id);
         let set = ActiveSet::new(active);
         let summary = Self {
             version: crate::messages::VERSION,
@@ -126,18 +130,36 @@ pub fn assemble(summaries: &[SignedSummary], quorum: u32) -> Option<WindowCertif
         })
 }
 
-/// A window's active set, sorted, with its Merkle tree for proofs.
+/// The Merkle leaf of an active identity: its key and its class.
+pub fn member_leaf(id: &IdentityId, class: Class) -> Digest {
+    let mut bytes = [0u8; 33];
+    bytes[..32].copy_from_slice(&id.0);
+    bytes[32] = match class {
+        Class::Human => 0,
+        Class::Agent => 1,
+    };
+    leaf_hash(&bytes)
+}
+
+/// A window's active set, sorted by identity, with its Merkle tree for proofs.
 #[derive(Debug, Clone)]
 pub struct ActiveSet {
     ids: Vec<IdentityId>,
+    classes: Vec<Class>,
     tree: MerkleTree,
 }
 
 impl ActiveSet {
-    /// Builds from sorted, deduplicated ids.
-    fn new(ids: Vec<IdentityId>) -> Self {
-        let tree = MerkleTree::new(ids.iter().map(|id| leaf_hash(&id.0)).collect());
-        Self { ids, tree }
+    /// Builds from members sorted and deduplicated by identity.
+    fn new(members: Vec<(IdentityId, Class)>) -> Self {
+        let tree = MerkleTree::new(
+            members
+                .iter()
+                .map(|(id, class)| member_leaf(id, *class))
+                .collect(),
+        );
+        let (ids, classes) = members.into_iter().unzip();
+        Self { ids, classes, tree }
     }
 
     /// The Merkle root.
@@ -155,6 +177,7 @@ impl ActiveSet {
         let index = self.ids.binary_search(id).ok()?;
         Some(MembershipProof {
             id: *id,
+            class: *self.classes.get(index)?,
             path: self.tree.proof(index)?,
         })
     }
@@ -165,6 +188,8 @@ impl ActiveSet {
 pub struct MembershipProof {
     /// The identity.
     pub id: IdentityId,
+    /// The class it was active as (committed to in the leaf).
+    pub class: Class,
     /// Its Merkle path.
     pub path: MerkleProof,
 }

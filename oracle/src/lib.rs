@@ -61,12 +61,13 @@ mod light;
 pub mod merkle;
 mod messages;
 mod params;
+pub mod policy;
 mod reason;
 mod seal;
 pub mod secret;
 pub mod sign;
 pub mod testing;
-mod window;
+pub mod window;
 
 #[cfg(feature = "ledger")]
 mod key_cache;
@@ -88,6 +89,7 @@ pub use messages::{
     Response, SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest, VERSION,
 };
 pub use params::{FamilyConfig, LifecycleParams, NetworkParams, ParamsError, SlotMode};
+pub use policy::{ClassPolicies, Step, WindowPolicy};
 pub use reason::Reason;
 pub use seal::{BatchSeal, SealedAcceptance, seal_batch};
 pub use secret::derive_challenge;

@@ -4,7 +4,9 @@
 //! `default-features = false`).
 
 use crate::certificate::{MembershipProof, WindowCertificate};
-use crate::merkle::leaf_hash;
+use hco_challenges::Class;
+
+use crate::certificate::member_leaf;
 use crate::{Digest, IdentityId, NodeId, sign};
 
 /// Why a certificate or proof does not verify. Codes are stable.
@@ -34,6 +36,16 @@ pub enum CertError {
     /// The proof does not place the identity under the root.
     #[error("the proof does not show {0} in the active set")]
     NotIncluded(IdentityId),
+    /// The identity was active, but as the other class.
+    #[error("{id} was active as {certified:?}, not as {expected:?}")]
+    WrongClass {
+        /// The identity.
+        id: IdentityId,
+        /// The class certified.
+        certified: Class,
+        /// The class asked about.
+        expected: Class,
+    },
     /// The proof's tree size differs from the certified count.
     #[error("the proof is for a set of {proof} identities, the certificate has {certified}")]
     CountMismatch {
@@ -55,6 +67,7 @@ impl CertError {
             CertError::ParamsMismatch => "params_mismatch",
             CertError::NotIncluded(_) => "not_included",
             CertError::CountMismatch { .. } => "count_mismatch",
+            CertError::WrongClass { .. } => "wrong_class",
         }
     }
 }
@@ -116,13 +129,14 @@ impl LightVerifier {
         Ok(())
     }
 
-    /// Checks the certificate and that `proof` shows `id` active in its window.
+    /// Checks the certificate and that `proof` shows `id` active in its window; returns the
+    /// class it was active as (committed to in the certified leaf).
     pub fn verify_membership(
         &self,
         cert: &WindowCertificate,
         id: &IdentityId,
         proof: &MembershipProof,
-    ) -> Result<(), CertError> {
+    ) -> Result<Class, CertError> {
         self.verify_certificate(cert)?;
         if proof.path.leaf_count != cert.summary.count {
             return Err(CertError::CountMismatch {
@@ -130,9 +144,32 @@ impl LightVerifier {
                 certified: cert.summary.count,
             });
         }
-        if proof.id != *id || !proof.path.verify(&cert.summary.root, &leaf_hash(&id.0)) {
+        let leaf = member_leaf(id, proof.class);
+        if proof.id != *id || !proof.path.verify(&cert.summary.root, &leaf) {
             return Err(CertError::NotIncluded(*id));
         }
-        Ok(())
+        Ok(proof.class)
+    }
+
+    /// Checks that `id` was active in the certificate's window *as* `class`: what a chain or
+    /// DAO gating people (`Class::Human`) must ask, so an agent-class identity kept alive by
+    /// agent challenges never passes as a person.
+    pub fn verify_member_of_class(
+        &self,
+        cert: &WindowCertificate,
+        id: &IdentityId,
+        class: Class,
+        proof: &MembershipProof,
+    ) -> Result<(), CertError> {
+        let certified = self.verify_membership(cert, id, proof)?;
+        if certified == class {
+            Ok(())
+        } else {
+            Err(CertError::WrongClass {
+                id: *id,
+                certified,
+                expected: class,
+            })
+        }
     }
 }

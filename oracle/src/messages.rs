@@ -73,6 +73,16 @@ pub struct Profile {
     pub visual_opt_out: bool,
 }
 
+impl Profile {
+    /// A profile of `class`.
+    pub fn new(class: Class, visual_opt_out: bool) -> Self {
+        Self {
+            class,
+            visual_opt_out,
+        }
+    }
+}
+
 impl From<Class> for Profile {
     fn from(class: Class) -> Self {
         Self {

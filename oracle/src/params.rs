@@ -5,6 +5,7 @@ use hco_challenges::presence::{self, PresencePolicy};
 use hco_challenges::{FamilyParams, Registry};
 use serde::{Deserialize, Serialize};
 
+use crate::policy::ClassPolicies;
 use crate::{Digest, NodeId, Profile, Timestamp, codec};
 
 /// How the challenge requests of a window are confined in time (DESIGN §4).
@@ -29,6 +30,9 @@ pub struct FamilyConfig {
     pub deadline_ms: u64,
     /// Family-defined hardness (see the family's docs).
     pub difficulty: u32,
+    /// The least time from issue to receipt in which a person answers: faster answers are
+    /// `too_fast`. Nodes fill it from the family's default when the config leaves it out.
+    pub min_solve_ms: u64,
 }
 
 impl FamilyConfig {
@@ -72,10 +76,8 @@ pub struct NetworkParams {
     /// After a window ends, how long responses to its challenges are still accepted; summaries
     /// are signed and secrets revealed only after it. Must cover the longest deadline.
     pub grace_ms: u64,
-    /// Challenges an identity may request per window (`k`).
-    pub challenges_per_window: u32,
-    /// Accepted solves that make an identity active in a window (`r`).
-    pub solves_required: u32,
+    /// The sequence of steps each class runs per window.
+    pub policies: ClassPolicies,
     /// Ceremony slot mode.
     pub slot_mode: SlotMode,
     /// Slot length for `global` and `staggered` (ignored for `open`).
@@ -108,7 +110,7 @@ pub struct ParamsError {
     pub message: String,
 }
 
-fn bad(field: impl Into<String>, message: impl Into<String>) -> ParamsError {
+pub(crate) fn bad(field: impl Into<String>, message: impl Into<String>) -> ParamsError {
     ParamsError {
         field: field.into(),
         message: message.into(),
@@ -161,18 +163,6 @@ impl NetworkParams {
         if self.window_ms == 0 {
             return Err(bad("window_ms", "must be > 0"));
         }
-        if !(1..=1024).contains(&self.challenges_per_window) {
-            return Err(bad("challenges_per_window", "must be in 1..=1024"));
-        }
-        if !(1..=self.challenges_per_window).contains(&self.solves_required) {
-            return Err(bad(
-                "solves_required",
-                format!(
-                    "must be in 1..={} (challenges_per_window)",
-                    self.challenges_per_window
-                ),
-            ));
-        }
         if self.slot_mode != SlotMode::Open {
             if self.slot_ms == 0 {
                 return Err(bad("slot_ms", "must be > 0 for global and staggered slots"));
@@ -211,6 +201,15 @@ impl NetworkParams {
             family
                 .check_params(&f.family_params())
                 .map_err(|m| bad(format!("{field}.difficulty"), m))?;
+            if f.min_solve_ms >= f.deadline_ms {
+                return Err(bad(
+                    format!("{field}.min_solve_ms"),
+                    format!("must be below the deadline ({} ms)", f.deadline_ms),
+                ));
+            }
+        }
+        for class in [hco_challenges::Class::Human, hco_challenges::Class::Agent] {
+            self.validate_policy(class, registry)?;
         }
         if self.family(presence::NAME).is_some() {
             presence::Presence::new(self.presence.clone()).map_err(|m| bad("presence", m))?;
@@ -286,8 +285,12 @@ mod tests {
         let cases: Vec<(&str, Mutation)> = vec![
             ("window_ms", Box::new(|p| p.window_ms = 0)),
             (
-                "solves_required",
-                Box::new(|p| p.solves_required = p.challenges_per_window + 1),
+                "policy.human.steps[0]",
+                Box::new(|p| p.policies.human.steps[0] = crate::Step::Family("nope".into())),
+            ),
+            (
+                "families[0].min_solve_ms",
+                Box::new(|p| p.families[0].min_solve_ms = p.families[0].deadline_ms),
             ),
             (
                 "slot_ms",

@@ -106,9 +106,49 @@ pub enum Reason {
     /// The identity's signature does not verify.
     #[error("the identity's signature does not verify")]
     BadIdentitySignature,
-    /// `(id, t, j)` was already accepted.
-    #[error("this challenge was already answered and accepted")]
-    AlreadyAccepted,
+    /// `(id, t, j)` was already answered: the first answer, right or wrong, is final.
+    #[error("this challenge was already answered; the first answer is final")]
+    AlreadyAnswered,
+    /// A challenge index asked for out of the window's sequence.
+    #[error("challenge {j} is out of sequence: the next challenge of this window is {next}")]
+    OutOfSequence {
+        /// Index asked for.
+        j: u32,
+        /// The index that comes next.
+        next: u32,
+    },
+    /// The previous challenge of the sequence is neither answered nor expired.
+    #[error("challenge {previous} of this window must be answered (or expire) before the next one")]
+    PreviousStepUnanswered {
+        /// Its index.
+        previous: u32,
+    },
+    /// The challenge opens later in the ceremony slot.
+    #[error("this challenge opens at {opens_at}; ask again then")]
+    StepNotOpen {
+        /// When it opens.
+        opens_at: Timestamp,
+    },
+    /// Every step of the window's policy passed: there is nothing more to answer.
+    #[error("every step of this window passed; the identity is active in it")]
+    StepsComplete,
+    /// The window's tries (steps plus spares) are used up.
+    #[error("the {tries} tries of this window are used up; the identity is not active in it")]
+    NoTriesLeft {
+        /// Tries the policy allows.
+        tries: u32,
+    },
+    /// An answer faster than a person can give one.
+    #[error("answered {elapsed_ms} ms after issue, faster than the family's human minimum of {min_ms} ms")]
+    TooFast {
+        /// Time from issue to receipt.
+        elapsed_ms: u64,
+        /// The family's minimum human solve time.
+        min_ms: u64,
+    },
+    /// A passkey credential already enrolled by another identity.
+    #[error("this authenticator credential is already enrolled by another identity")]
+    CredentialInUse,
     /// The answer is larger than the family allows.
     #[error("answer of {len} bytes exceeds the family's limit of {max}")]
     AnswerTooLarge {
@@ -168,76 +208,98 @@ pub enum Reason {
     },
 }
 
-impl Reason {
-    /// The stable snake_case code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Reason::Malformed(_) => "malformed",
-            Reason::MessageTooLarge { .. } => "message_too_large",
-            Reason::UnknownVersion { .. } => "unknown_version",
-            Reason::UnknownFamily(_) => "unknown_family",
-            Reason::NoFamilyForClass(_) => "no_family_for_class",
-            Reason::BeforeGenesis { .. } => "before_genesis",
-            Reason::BadIssuerSignature => "bad_issuer_signature",
-            Reason::NotAssignedIssuer { .. } => "not_assigned_issuer",
-            Reason::UnknownChallenge => "unknown_challenge",
-            Reason::WrongWindow { .. } => "wrong_window",
-            Reason::IndexOutOfRange { .. } => "index_out_of_range",
-            Reason::OutsideSlot { .. } => "outside_slot",
-            Reason::ChallengeExpired { .. } => "challenge_expired",
-            Reason::UnknownIdentity => "unknown_identity",
-            Reason::WrongClass { .. } => "wrong_class",
-            Reason::BadIdentityKey => "bad_identity_key",
-            Reason::BadIdentitySignature => "bad_identity_signature",
-            Reason::AlreadyAccepted => "already_accepted",
-            Reason::AnswerTooLarge { .. } => "answer_too_large",
-            Reason::Answer(reject) => reject.code(),
-            Reason::RegistrationFromFuture { .. } => "registration_from_future",
-            Reason::ClassConflict(_) => "class_conflict",
-            Reason::WindowNotClosed { .. } => "window_not_closed",
-            Reason::ParamsMismatch => "params_mismatch",
-            Reason::NotInCommittee(_) => "not_in_committee",
-            Reason::NoFamilyForProfile => "no_family_for_profile",
-            Reason::EnrolmentStale { .. } => "enrolment_stale",
-            Reason::TooManyPasskeys { .. } => "too_many_passkeys",
-        }
-    }
+/// The one table of the core's codes: each variant's stable code and its HTTP status. `code`,
+/// `http_status` and the list of codes are generated from it; a family's rejection
+/// ([`Reason::Answer`]) carries the family's own code with status 422.
+macro_rules! reason_table {
+    ($($pattern:pat => $code:literal, $status:literal;)*) => {
+        impl Reason {
+            /// The stable snake_case code.
+            pub fn code(&self) -> &'static str {
+                match self {
+                    Reason::Answer(reject) => reject.code(),
+                    $($pattern => $code,)*
+                }
+            }
 
-    /// Every code a rejection can carry, the family codes included.
-    pub fn all_codes() -> impl Iterator<Item = &'static str> {
-        OWN_CODES.iter().chain(Reject::CODES).copied()
-    }
+            /// The HTTP status a gateway answers with.
+            pub fn http_status(&self) -> u16 {
+                match self {
+                    Reason::Answer(_) => ANSWER_STATUS,
+                    $($pattern => $status,)*
+                }
+            }
+        }
+
+        /// The core's own codes with their HTTP status, in table order.
+        const OWN_CODES: &[(&str, u16)] = &[$(($code, $status)),*];
+    };
 }
 
-const OWN_CODES: &[&str] = &[
-    "malformed",
-    "message_too_large",
-    "unknown_version",
-    "unknown_family",
-    "no_family_for_class",
-    "before_genesis",
-    "bad_issuer_signature",
-    "not_assigned_issuer",
-    "unknown_challenge",
-    "wrong_window",
-    "index_out_of_range",
-    "outside_slot",
-    "challenge_expired",
-    "unknown_identity",
-    "wrong_class",
-    "bad_identity_key",
-    "bad_identity_signature",
-    "already_accepted",
-    "answer_too_large",
-    "registration_from_future",
-    "class_conflict",
-    "window_not_closed",
-    "params_mismatch",
-    "not_in_committee",
-    "no_family_for_profile",
-    "enrolment_stale",
-    "too_many_passkeys",
-];
+/// The HTTP status of a family's rejection of an answer.
+const ANSWER_STATUS: u16 = 422;
+
+reason_table! {
+    Reason::Malformed(_) => "malformed", 400;
+    Reason::MessageTooLarge { .. } => "message_too_large", 400;
+    Reason::UnknownVersion { .. } => "unknown_version", 400;
+    Reason::UnknownFamily(_) => "unknown_family", 422;
+    Reason::NoFamilyForClass(_) => "no_family_for_class", 422;
+    Reason::BeforeGenesis { .. } => "before_genesis", 422;
+    Reason::BadIssuerSignature => "bad_issuer_signature", 400;
+    Reason::NotAssignedIssuer { .. } => "not_assigned_issuer", 409;
+    Reason::UnknownChallenge => "unknown_challenge", 404;
+    Reason::WrongWindow { .. } => "wrong_window", 422;
+    Reason::IndexOutOfRange { .. } => "index_out_of_range", 400;
+    Reason::OutsideSlot { .. } => "outside_slot", 422;
+    Reason::ChallengeExpired { .. } => "challenge_expired", 422;
+    Reason::UnknownIdentity => "unknown_identity", 404;
+    Reason::WrongClass { .. } => "wrong_class", 422;
+    Reason::BadIdentityKey => "bad_identity_key", 400;
+    Reason::BadIdentitySignature => "bad_identity_signature", 400;
+    Reason::AlreadyAnswered => "already_answered", 409;
+    Reason::OutOfSequence { .. } => "out_of_sequence", 409;
+    Reason::PreviousStepUnanswered { .. } => "previous_step_unanswered", 409;
+    Reason::StepNotOpen { .. } => "step_not_open", 425;
+    Reason::StepsComplete => "steps_complete", 409;
+    Reason::NoTriesLeft { .. } => "no_tries_left", 409;
+    Reason::TooFast { .. } => "too_fast", 422;
+    Reason::AnswerTooLarge { .. } => "answer_too_large", 400;
+    Reason::RegistrationFromFuture { .. } => "registration_from_future", 422;
+    Reason::ClassConflict(_) => "class_conflict", 409;
+    Reason::WindowNotClosed { .. } => "window_not_closed", 422;
+    Reason::ParamsMismatch => "params_mismatch", 422;
+    Reason::NotInCommittee(_) => "not_in_committee", 422;
+    Reason::NoFamilyForProfile => "no_family_for_profile", 422;
+    Reason::EnrolmentStale { .. } => "enrolment_stale", 422;
+    Reason::TooManyPasskeys { .. } => "too_many_passkeys", 409;
+    Reason::CredentialInUse => "credential_in_use", 409;
+}
+
+impl Reason {
+    /// Every code a rejection can carry, the family codes included.
+    pub fn all_codes() -> impl Iterator<Item = &'static str> {
+        OWN_CODES
+            .iter()
+            .map(|(code, _)| *code)
+            .chain(Reject::CODES.iter().copied())
+    }
+
+    /// The HTTP status of a code from [`Reason::all_codes`]; `None` for any other string.
+    pub fn http_status_of(code: &str) -> Option<u16> {
+        OWN_CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, status)| *status)
+            .or_else(|| Reject::CODES.contains(&code).then_some(ANSWER_STATUS))
+    }
+
+    /// Whether the rejection is of the answer itself (wrong, too fast, or refused by the
+    /// family): such an identity-signed answer is final and is recorded as answered.
+    pub fn is_final_answer(&self) -> bool {
+        matches!(self, Reason::Answer(_) | Reason::TooFast { .. })
+    }
+}
 
 impl From<crate::codec::DecodeError> for Reason {
     fn from(e: crate::codec::DecodeError) -> Self {
@@ -253,6 +315,50 @@ impl From<crate::codec::DecodeError> for Reason {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One value of every variant: a variant added to the enum without a row in the table
+    /// does not compile (the match in `code` is exhaustive); this checks the rows agree with
+    /// the list.
+    fn one_of_each() -> Vec<Reason> {
+        let node = NodeId([0; 32]);
+        vec![
+            Reason::Malformed(String::new()),
+            Reason::MessageTooLarge { len: 2, limit: 1 },
+            Reason::UnknownVersion { got: 9, supported: 1 },
+            Reason::UnknownFamily("x".into()),
+            Reason::NoFamilyForClass(Class::Human),
+            Reason::BeforeGenesis { genesis: 1 },
+            Reason::BadIssuerSignature,
+            Reason::NotAssignedIssuer { assigned: node },
+            Reason::UnknownChallenge,
+            Reason::WrongWindow { t: 1, current: 2 },
+            Reason::IndexOutOfRange { j: 9, k: 3 },
+            Reason::OutsideSlot { at: 1, slot_start: 2, slot_end: 3 },
+            Reason::ChallengeExpired { now: 2, deadline: 1 },
+            Reason::UnknownIdentity,
+            Reason::WrongClass { registered: Class::Agent, required: Class::Human },
+            Reason::BadIdentityKey,
+            Reason::BadIdentitySignature,
+            Reason::AlreadyAnswered,
+            Reason::OutOfSequence { j: 2, next: 1 },
+            Reason::PreviousStepUnanswered { previous: 0 },
+            Reason::StepNotOpen { opens_at: 5 },
+            Reason::StepsComplete,
+            Reason::NoTriesLeft { tries: 4 },
+            Reason::TooFast { elapsed_ms: 1, min_ms: 2 },
+            Reason::AnswerTooLarge { len: 2, max: 1 },
+            Reason::Answer(Reject::HashMismatch),
+            Reason::RegistrationFromFuture { created_at: 2, now: 1 },
+            Reason::ClassConflict(Class::Agent),
+            Reason::WindowNotClosed { t: 1, closes_at: 2 },
+            Reason::ParamsMismatch,
+            Reason::NotInCommittee(node),
+            Reason::NoFamilyForProfile,
+            Reason::EnrolmentStale { created_at: 1, now: 2 },
+            Reason::TooManyPasskeys { max: 4 },
+            Reason::CredentialInUse,
+        ]
+    }
 
     #[test]
     fn codes_are_unique_snake_case() {
@@ -270,22 +376,16 @@ mod tests {
     }
 
     #[test]
-    fn every_variant_code_is_listed() {
-        let samples = [
-            Reason::Malformed(String::new()),
-            Reason::BadIssuerSignature,
-            Reason::AlreadyAccepted,
-            Reason::Answer(Reject::HashMismatch),
-            Reason::NotInCommittee(NodeId([0; 32])),
-            Reason::WindowNotClosed { t: 1, closes_at: 2 },
-        ];
+    fn every_variant_is_in_the_table_with_its_status() {
         let all: Vec<_> = Reason::all_codes().collect();
+        let samples = one_of_each();
+        assert_eq!(samples.len() - 1, OWN_CODES.len(), "a row without a sample");
         for s in samples {
-            assert!(
-                all.contains(&s.code()),
-                "{} missing from the table",
-                s.code()
-            );
+            assert!(all.contains(&s.code()), "{} missing from the list", s.code());
+            assert_eq!(Reason::http_status_of(s.code()), Some(s.http_status()));
+            assert!((400..500).contains(&s.http_status()), "{}", s.code());
+            assert!(!s.to_string().is_empty());
         }
+        assert_eq!(Reason::http_status_of("nope"), None);
     }
 }

@@ -1,11 +1,11 @@
 //! The issuer's secrets and the pure derivations of §5: window secret, challenge seed, family
-//! choice and issuer assignment. Issuance and audit both go through [`derive_challenge`], so an
+//! choice, step openings and issuer assignment. Issuance and audit both go through [`derive_challenge`], so an
 //! auditor with the revealed secret regenerates exactly what the issuer generated.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Generated, Registry, Seed};
 
-use crate::{Digest, FamilyConfig, IdentityId, NetworkParams, NodeId, Profile, Reason};
+use crate::{Digest, FamilyConfig, IdentityId, NetworkParams, NodeId, Profile, Reason, Step};
 
 /// The node's long-term secret from which window secrets are derived; never published.
 pub fn node_secret(key: &SigningKey) -> [u8; 32] {
@@ -31,8 +31,44 @@ pub fn challenge_seed(w_t: &Digest, id: &IdentityId, t: u64, j: u32) -> Seed {
     Seed(*hasher.finalize().as_bytes())
 }
 
-/// The family and generated prompt of `(id, t, j)` for an identity of that class (or
-/// [`Profile`]: a person who opted out of visual families draws from the others).
+/// The family a challenge serving `step` takes for `profile`: the step's own family, or for a
+/// drawn step the one the seed picks from the class's pool (never the client's choice).
+pub fn draw_family<'p>(
+    params: &'p NetworkParams,
+    registry: &Registry,
+    profile: impl Into<Profile>,
+    step: &Step,
+    seed: &Seed,
+) -> Result<&'p FamilyConfig, Reason> {
+    let profile = profile.into();
+    let families = params.step_families(step, profile, registry);
+    if families.is_empty() {
+        return Err(if profile.visual_opt_out {
+            Reason::NoFamilyForProfile
+        } else {
+            Reason::NoFamilyForClass(profile.class)
+        });
+    }
+    Ok(families[seed.derive("family").stream().below(families.len() as u64) as usize])
+}
+
+/// When challenge `(id, t, j)` opens inside `slot`, drawn from its seed (see
+/// [`NetworkParams::opens_at`]).
+pub fn opening(
+    params: &NetworkParams,
+    slot: &std::ops::Range<crate::Timestamp>,
+    class: hco_challenges::Class,
+    j: u32,
+    seed: &Seed,
+) -> crate::Timestamp {
+    params.opens_at(slot, class, j, &mut seed.derive("opening").stream())
+}
+
+/// The prompt and answer key of `(id, t, j)` issued as `family`, after checking that the
+/// family is one the identity's policy could have drawn there: a fixed step's family, or the
+/// seed's pick for a drawn step. Issuance, verification and audit all come through here, so an
+/// auditor with the revealed secret regenerates exactly what the issuer generated.
+#[allow(clippy::too_many_arguments)]
 pub fn derive_challenge<'p>(
     params: &'p NetworkParams,
     registry: &Registry,
@@ -41,18 +77,26 @@ pub fn derive_challenge<'p>(
     id: &IdentityId,
     t: u64,
     j: u32,
+    family: &str,
 ) -> Result<(&'p FamilyConfig, Generated), Reason> {
     let profile = profile.into();
-    let families = params.families_for(profile, registry);
-    if families.is_empty() {
-        return Err(Reason::NoFamilyForClass(profile.class));
-    }
     let seed = challenge_seed(w_t, id, t, j);
-    let config = families[seed.derive("family").stream().below(families.len() as u64) as usize];
+    let step = params
+        .step_of_family(profile.class, family)
+        .ok_or_else(|| Reason::UnknownFamily(family.into()))?;
+    let config = draw_family(params, registry, profile, &step, &seed)?;
+    if config.name != family {
+        return Err(Reason::UnknownFamily(family.into()));
+    }
+    Ok((config, generate(registry, config, &seed)?))
+}
+
+/// Generates the challenge of `seed` in the family of `config`.
+pub fn generate(registry: &Registry, config: &FamilyConfig, seed: &Seed) -> Result<Generated, Reason> {
     let family = registry
         .get(&config.name)
         .ok_or_else(|| Reason::UnknownFamily(config.name.clone()))?;
-    Ok((config, family.generate(&seed, &config.family_params())))
+    Ok(family.generate(seed, &config.family_params()))
 }
 
 /// The committee in the order issuers serve `(id, t)`: rendezvous (highest random weight)

@@ -2,7 +2,10 @@
 
 use ed25519_dalek::SigningKey;
 
-use crate::{FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode};
+use crate::{
+    ClassPolicies, FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode, Step,
+    WindowPolicy,
+};
 
 /// Genesis used by test parameters: 2023-11-14T22:13:20Z.
 pub const TEST_GENESIS_MS: u64 = 1_700_000_000_000;
@@ -25,7 +28,8 @@ pub fn identity_id(key: &SigningKey) -> IdentityId {
     IdentityId(key.verifying_key().to_bytes())
 }
 
-/// Parameters for tests: 60 s windows with 20 s grace, `k = 2`, `r = 1`, open slots,
+/// Parameters for tests: 60 s windows with 20 s grace, one drawn step and one spare per class,
+/// open slots, no human-speed floor,
 /// `proof_of_work` (agents, 8 bits, 10 s) and `arithmetic_reasoning` (humans, 3 steps, 15 s),
 /// quorum a majority of `committee`.
 pub fn params_for(committee: &[NodeId]) -> NetworkParams {
@@ -33,8 +37,16 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
         genesis_ms: TEST_GENESIS_MS,
         window_ms: 60_000,
         grace_ms: 20_000,
-        challenges_per_window: 2,
-        solves_required: 1,
+        policies: ClassPolicies {
+            human: WindowPolicy {
+                steps: vec![Step::Drawn],
+                spares: 1,
+            },
+            agent: WindowPolicy {
+                steps: vec![Step::Drawn],
+                spares: 1,
+            },
+        },
         slot_mode: SlotMode::Open,
         slot_ms: 0,
         families: vec![
@@ -42,11 +54,13 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
                 name: "proof_of_work".into(),
                 deadline_ms: 10_000,
                 difficulty: 8,
+                min_solve_ms: 0,
             },
             FamilyConfig {
                 name: "arithmetic_reasoning".into(),
                 deadline_ms: 15_000,
                 difficulty: 3,
+                min_solve_ms: 0,
             },
         ],
         lifecycle: LifecycleParams::default(),

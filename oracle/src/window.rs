@@ -3,8 +3,13 @@
 //! `t = floor((now − genesis) / window_ms)`. A window's challenges can be answered until
 //! `end(t) + grace`; after that the window is closed: summaries are signed and secrets revealed.
 //! With `global` or `staggered` slots, challenges may be requested only inside a slot placed by
-//! the previous window's certificate root, which is unknown until that window closes: a slot
-//! cannot be planned for far ahead, and one person cannot sit in two global slots at once.
+//! the window's *beacon* ([`slot_beacon`]): the two latest certified roots before `t`, which are
+//! unknown until those windows close, so a slot cannot be planned for far ahead, and one person
+//! cannot sit in two global slots at once.
+//!
+//! Until the network has certified any window (its first windows after genesis, or a committee
+//! that certified nothing for a long time) the beacon is derived from the parameters and `t`
+//! alone: those slots are predictable, and a deployment should not gate anything on them.
 
 use std::ops::Range;
 
@@ -49,9 +54,8 @@ impl NetworkParams {
         }
     }
 
-    /// The ceremony slot of `id` in window `t`, given the root certified for window `t − 1`
-    /// ([`Digest::ZERO`] when there is none).
-    pub fn slot(&self, t: u64, id: &IdentityId, prev_root: &Digest) -> Range<Timestamp> {
+    /// The ceremony slot of `id` in window `t`, placed by the window's beacon.
+    pub fn slot(&self, t: u64, id: &IdentityId, beacon: &Digest) -> Range<Timestamp> {
         let start = self.window_start(t);
         let end = self.window_end(t);
         let place = |tag: &[u8]| -> Range<Timestamp> {
@@ -59,7 +63,7 @@ impl NetworkParams {
             let room = self.window_ms - self.slot_ms - self.grace_ms + 1;
             let mut hasher = blake3::Hasher::new_derive_key("hco ceremony slot v1");
             hasher
-                .update(&prev_root.0)
+                .update(&beacon.0)
                 .update(&t.to_be_bytes())
                 .update(tag);
             let draw = u64::from_le_bytes(
@@ -82,10 +86,10 @@ impl NetworkParams {
         &self,
         t: u64,
         id: &IdentityId,
-        prev_root: &Digest,
+        beacon: &Digest,
         at: Timestamp,
     ) -> Result<(), Reason> {
-        let slot = self.slot(t, id, prev_root);
+        let slot = self.slot(t, id, beacon);
         if slot.contains(&at) {
             Ok(())
         } else {
@@ -96,6 +100,23 @@ impl NetworkParams {
             })
         }
     }
+}
+
+/// How many windows back the beacon looks for certified roots.
+pub const BEACON_LOOKBACK: u64 = 64;
+
+/// The beacon that places the slots of window `t`: the latest two certified roots of windows
+/// before `t` (at most [`BEACON_LOOKBACK`] back), each with its window, mixed with `t` and the
+/// parameter digest. Every committee member that holds the same certificates computes the same
+/// beacon, and no member alone decides a certified root. With no certificate at all it is a
+/// function of the parameters and `t` (the genesis windows: predictable, see the module docs).
+pub fn slot_beacon(t: u64, params: &Digest, roots: &[(u64, Digest)]) -> Digest {
+    let mut hasher = blake3::Hasher::new_derive_key("hco slot beacon v1");
+    hasher.update(&t.to_be_bytes()).update(&params.0);
+    for (window, root) in roots.iter().take(2) {
+        hasher.update(&window.to_be_bytes()).update(&root.0);
+    }
+    Digest(*hasher.finalize().as_bytes())
 }
 
 #[cfg(test)]

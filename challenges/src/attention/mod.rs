@@ -89,6 +89,11 @@ impl Family for Attention {
         Class::Human
     }
 
+    /// A person needs about this long at least (watching the schedule play out).
+    fn min_human_solve_ms(&self) -> u64 {
+        4000
+    }
+
     fn is_visual(&self) -> bool {
         true
     }

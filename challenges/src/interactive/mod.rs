@@ -107,6 +107,11 @@ impl Family for InteractiveReasoning {
         Class::Human
     }
 
+    /// A person needs about this long at least (reading the puzzle and working it out).
+    fn min_human_solve_ms(&self) -> u64 {
+        3000
+    }
+
     fn max_answer_len(&self) -> usize {
         16
     }

@@ -199,6 +199,11 @@ impl Family for VisualMatch {
         Class::Human
     }
 
+    /// A person needs about this long at least (reading two images and choosing).
+    fn min_human_solve_ms(&self) -> u64 {
+        1500
+    }
+
     fn is_visual(&self) -> bool {
         true
     }

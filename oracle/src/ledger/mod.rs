@@ -8,16 +8,20 @@
 //! | `passkeys` | `id ‖ credential id` | [`PasskeyRecord`]: the signed enrolment, the credential, its last counter |
 //! | `issued` | `t ‖ id ‖ j` | [`IssuedRecord`]: first issue time, family, envelope id and signature |
 //! | `accepted` | `t ‖ id ‖ j` | [`SealedAcceptance`] |
+//! | `answered` | `t ‖ id ‖ j` | [`AnsweredRecord`]: a wrong answer's time and code (the first answer is final) |
+//! | `credentials` | credential id | the identity that enrolled it (one credential, one identity) |
 //! | `summaries` | `t ‖ node` | [`SignedSummary`] |
 //! | `certs` | `t` | [`WindowCertificate`] |
 //! | `reveals` | `t ‖ node` | [`SignedReveal`] |
 //!
-//! A window's active set is derived from `accepted` by one range scan (identities with at least
-//! `r` accepted indices), so there is no second tree to keep consistent across a crash.
+//! A window's active set is derived from `accepted` by one range scan (identities whose accepted
+//! challenges cover every step of their class's policy), so there is no second tree to keep
+//! consistent across a crash.
 //! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
 
 mod group_commit;
 pub mod keys;
+mod sequence;
 
 use std::path::Path;
 
@@ -29,6 +33,7 @@ use crate::{
     SignedReveal, SignedSummary, Timestamp, WindowCertificate, codec,
 };
 pub use group_commit::GroupCommit;
+pub use sequence::AnsweredRecord;
 
 /// A storage failure (not a rejection).
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +70,8 @@ pub enum LedgerError {
 pub struct IssuedRecord {
     /// First issue time.
     pub issued_at: Timestamp,
+    /// Its deadline.
+    pub deadline: Timestamp,
     /// Family issued.
     pub family: String,
     /// The envelope's id.
@@ -111,6 +118,8 @@ pub struct Ledger {
     passkeys: sled::Tree,
     issued: sled::Tree,
     accepted: sled::Tree,
+    answered: sled::Tree,
+    credentials: sled::Tree,
     summaries: sled::Tree,
     certs: sled::Tree,
     reveals: sled::Tree,
@@ -174,6 +183,8 @@ impl Ledger {
             passkeys: db.open_tree("passkeys")?,
             issued: db.open_tree("issued")?,
             accepted: db.open_tree("accepted")?,
+            answered: db.open_tree("answered")?,
+            credentials: db.open_tree("credentials")?,
             summaries: db.open_tree("summaries")?,
             certs: db.open_tree("certs")?,
             reveals: db.open_tree("reveals")?,
@@ -279,13 +290,32 @@ impl Ledger {
             .collect()
     }
 
-    /// Stores an enrolled passkey unless the credential is already enrolled; true if stored.
+    /// Stores an enrolled passkey unless its credential is already enrolled (by this identity
+    /// or another); true if stored. The credential index is claimed first, so two identities
+    /// racing for one credential cannot both enrol it.
     pub fn put_passkey(&self, record: &PasskeyRecord) -> Result<bool, LedgerError> {
-        let key = Self::passkey_key(&record.enrolment.body.id, &record.credential_id);
+        let id = record.enrolment.body.id;
+        let claimed = self
+            .credentials
+            .compare_and_swap(&record.credential_id, None::<&[u8]>, Some(&id.0[..]))?;
+        if let Err(current) = claimed
+            && current.current.as_deref() != Some(&id.0[..])
+        {
+            return Ok(false);
+        }
+        let key = Self::passkey_key(&id, &record.credential_id);
         Ok(self
             .passkeys
             .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(record)))?
             .is_ok())
+    }
+
+    /// The identity that enrolled the credential `credential_id`, if any.
+    pub fn credential_owner(&self, credential_id: &[u8]) -> Result<Option<IdentityId>, LedgerError> {
+        Ok(self
+            .credentials
+            .get(credential_id)?
+            .and_then(|v| IdentityId::from_slice(&v)))
     }
 
     /// Raises a credential's stored counter to `counter` (never lowers it).
@@ -445,38 +475,13 @@ impl Ledger {
         Ok(out)
     }
 
-    /// Accepted solves of `id` in window `t`.
+    /// Accepted challenges of `id` in window `t`.
     pub fn solves(&self, t: u64, id: &IdentityId) -> Result<u32, LedgerError> {
         Ok(self
             .accepted
             .scan_prefix(keys::window_id(t, id))
             .keys()
             .count() as u32)
-    }
-
-    /// The sorted identities with at least `r` accepted solves in window `t`.
-    pub fn active_set(&self, t: u64, r: u32) -> Result<Vec<IdentityId>, LedgerError> {
-        let mut out = Vec::new();
-        let mut current: Option<(IdentityId, u32)> = None;
-        for key in self.accepted.scan_prefix(keys::window(t)).keys() {
-            let Some(id) = keys::id_of(&key?) else {
-                continue;
-            };
-            current = match current {
-                Some((prev, n)) if prev == id => Some((id, n + 1)),
-                Some((prev, n)) => {
-                    if n >= r {
-                        out.push(prev);
-                    }
-                    Some((id, 1))
-                }
-                None => Some((id, 1)),
-            };
-        }
-        if let Some((id, _)) = current.filter(|(_, n)| *n >= r) {
-            out.push(id);
-        }
-        Ok(out)
     }
 
     // Summaries, certificates, reveals.
@@ -553,6 +558,7 @@ impl Ledger {
         for tree in [
             &self.issued,
             &self.accepted,
+            &self.answered,
             &self.summaries,
             &self.certs,
             &self.reveals,

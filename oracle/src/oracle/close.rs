@@ -1,0 +1,217 @@
+//! Closing a window: the active set (identities whose acceptances pass every step of their
+//! class's policy, with their class), summaries, certificates, membership proofs, reveals,
+//! audits, and each identity's lifecycle status.
+
+use std::collections::BTreeMap;
+
+use hco_challenges::Class;
+
+use crate::audit::{AuditReport, SignedReveal, audit_window};
+use crate::certificate::{
+    MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
+};
+use crate::ledger::LedgerError;
+use crate::lifecycle::{IdentityStatus, status};
+use crate::secret::window_secret;
+use crate::{Digest, IdentityId, NodeId, Reason, SealedAcceptance, Timestamp};
+
+use super::{Oracle, Outcome};
+
+impl Oracle {
+    /// The active set of window `t`: every identity whose accepted challenges pass every step
+    /// of its class's policy, with that class, sorted by identity.
+    pub fn active_set(&self, t: u64) -> Result<Vec<(IdentityId, Class)>, LedgerError> {
+        let mut out = Vec::new();
+        let mut current: Option<(IdentityId, Vec<String>)> = None;
+        let close = |entry: Option<(IdentityId, Vec<String>)>,
+                         out: &mut Vec<(IdentityId, Class)>|
+         -> Result<(), LedgerError> {
+            let Some((id, families)) = entry else {
+                return Ok(());
+            };
+            if let Some(profile) = self.profile_of(&id)?
+                && self
+                    .params
+                    .policy(profile.class)
+                    .covered_by(families.iter().map(String::as_str))
+            {
+                out.push((id, profile.class));
+            }
+            Ok(())
+        };
+        for sealed in self.ledger.acceptances(t) {
+            let sealed = sealed?;
+            let c = sealed.acceptance.challenge();
+            match &mut current {
+                Some((id, families)) if *id == c.id => families.push(c.family.clone()),
+                _ => {
+                    close(current.take(), &mut out)?;
+                    current = Some((c.id, vec![c.family.clone()]));
+                }
+            }
+        }
+        close(current, &mut out)?;
+        Ok(out)
+    }
+
+    fn check_closed(&self, t: u64, now: Timestamp) -> Result<(), Reason> {
+        let closes_at = self.params.closes_at(t);
+        if now < closes_at {
+            Err(Reason::WindowNotClosed { t, closes_at })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Signs this node's summary of closed window `t` and stores it (and a certificate if a
+    /// quorum now agrees).
+    pub fn summarize(&self, t: u64, now: Timestamp) -> Outcome<SignedSummary> {
+        if let Err(reason) = self.check_closed(t, now) {
+            return Ok(Err(reason));
+        }
+        let active = self.active_set(t)?;
+        let (summary, _) = WindowSummary::of(t, active, self.params_digest);
+        let signed = SignedSummary::new(&self.key, summary);
+        self.ledger.put_summary(&signed)?;
+        self.try_certify(t)?;
+        Ok(Ok(signed))
+    }
+
+    /// Records a peer's summary; returns the window's certificate if one now exists.
+    pub fn add_summary(&self, s: &SignedSummary) -> Outcome<Option<WindowCertificate>> {
+        if let Err(reason) = s.check(&self.params) {
+            return Ok(Err(reason));
+        }
+        self.ledger.put_summary(s)?;
+        Ok(Ok(self.try_certify(s.summary.t)?))
+    }
+
+    fn try_certify(&self, t: u64) -> Result<Option<WindowCertificate>, LedgerError> {
+        if let Some(cert) = self.ledger.certificate(t)? {
+            return Ok(Some(cert));
+        }
+        let summaries = self.ledger.summaries(t)?;
+        let cert = assemble(&summaries, self.params.quorum);
+        if let Some(cert) = &cert {
+            self.ledger.put_certificate(cert)?;
+            self.ledger.make_durable()?;
+        }
+        Ok(cert)
+    }
+
+    /// Stores a certificate received from a peer after checking it with the light verifier.
+    pub fn add_certificate(&self, cert: &WindowCertificate) -> Outcome<()> {
+        let verifier = crate::LightVerifier::new(self.params.committee.clone(), self.params.quorum)
+            .with_params(self.params_digest);
+        if let Err(e) = verifier.verify_certificate(cert) {
+            return Ok(Err(Reason::Malformed(e.to_string())));
+        }
+        self.ledger.put_certificate(cert)?;
+        Ok(Ok(()))
+    }
+
+    /// The certificate of window `t` and the proof that `id` is in it. `None` when there is no
+    /// certificate yet, the identity was not active, or this node's set differs from the
+    /// certified one (it must reconcile first).
+    pub fn membership(
+        &self,
+        t: u64,
+        id: &IdentityId,
+    ) -> Result<Option<(WindowCertificate, MembershipProof)>, LedgerError> {
+        let Some(cert) = self.ledger.certificate(t)? else {
+            return Ok(None);
+        };
+        let active = self.active_set(t)?;
+        let (summary, set) = WindowSummary::of(t, active, self.params_digest);
+        if summary.root != cert.summary.root {
+            return Ok(None);
+        }
+        Ok(set.proof(id).map(|proof| (cert, proof)))
+    }
+
+    /// Publishes this node's secret of closed window `t`.
+    pub fn reveal(&self, t: u64, now: Timestamp) -> Outcome<SignedReveal> {
+        if let Err(reason) = self.check_closed(t, now) {
+            return Ok(Err(reason));
+        }
+        let reveal = SignedReveal::new(&self.key, t, window_secret(&self.node_secret, t));
+        self.ledger.put_reveal(&reveal)?;
+        Ok(Ok(reveal))
+    }
+
+    /// Records a peer's reveal, refusing one for a window not yet closed at `now`.
+    pub fn add_reveal(&self, reveal: &SignedReveal, now: Timestamp) -> Outcome<()> {
+        if let Err(reason) = reveal
+            .check(&self.params)
+            .and_then(|()| self.check_closed(reveal.reveal.t, now))
+        {
+            return Ok(Err(reason));
+        }
+        self.ledger.put_reveal(reveal)?;
+        Ok(Ok(()))
+    }
+
+    /// Audits every acceptance of window `t` this node holds against the reveals it holds.
+    pub fn audit(&self, t: u64) -> Result<AuditReport, LedgerError> {
+        let reveals: BTreeMap<NodeId, Digest> = self
+            .ledger
+            .reveals(t)?
+            .into_iter()
+            .filter(|r| r.check(&self.params).is_ok())
+            .map(|r| (r.reveal.node, r.reveal.secret))
+            .collect();
+        let acceptances: Vec<SealedAcceptance> =
+            self.ledger.acceptances(t).collect::<Result<_, _>>()?;
+        let beacon = self.beacon(t)?;
+        let ledger = &self.ledger;
+        Ok(audit_window(
+            &self.params,
+            &self.registry,
+            t,
+            &beacon,
+            &reveals,
+            |id| {
+                let profile = ledger.identity(id).ok().flatten()?.register.body.profile();
+                // The audit re-checks each assertion's binding and signature; counters moved
+                // since, so each passkey is taken at counter 0.
+                let passkeys = self
+                    .passkeys_of(id)
+                    .ok()?
+                    .into_iter()
+                    .map(|p| p.with_counter(0))
+                    .collect();
+                Some(crate::audit::Audited { profile, passkeys })
+            },
+            &acceptances,
+        ))
+    }
+
+    /// The lifecycle status of `id` at `now`.
+    pub fn status(&self, id: &IdentityId, now: Timestamp) -> Outcome<IdentityStatus> {
+        let Some(record) = self.ledger.identity(id)? else {
+            return Ok(Err(Reason::UnknownIdentity));
+        };
+        let current = match self.params.window_at(now) {
+            Ok(t) => t,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let policy = self.params.policy(record.register.body.class);
+        let mut failure = None;
+        let s = status(
+            &self.params.lifecycle,
+            current,
+            record.window,
+            |t| match self.ledger.accepted_families(t, id) {
+                Ok(families) => policy.covered_by(families.iter().map(String::as_str)),
+                Err(e) => {
+                    failure = Some(e);
+                    false
+                }
+            },
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(Ok(s)),
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Issuance (DESIGN §5.1–5.2, §12): the window's step sequence. Challenge `j` is issued only
+//! after `j − 1` was answered or expired, serves the first step not yet passed, takes its family
+//! from the step (a drawn step: from the seed), and opens at a seed-derived moment of its phase
+//! of the slot. A repeated request returns the same challenge with the same deadline.
+
+use hco_challenges::Prompt;
+
+use crate::ledger::{IdentityRecord, IssuedRecord, LedgerError};
+use crate::messages::VERSION;
+use crate::policy::{Outcome as StepOutcome, next_step};
+use crate::secret::{
+    challenge_seed, check_issuer, derive_challenge, draw_family, generate, opening, window_secret,
+};
+use crate::{
+    Challenge, Digest, IdentityId, Reason, SignedChallenge, SignedRequest, Timestamp,
+};
+
+use super::{Oracle, Outcome};
+
+/// A challenge as sent to the identity: the signed envelope and the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedChallenge {
+    /// The signed envelope (the identity returns it with its answer).
+    pub challenge: SignedChallenge,
+    /// What to solve.
+    pub prompt: Prompt,
+}
+
+struct RequestParts {
+    id: IdentityId,
+    t: u64,
+    j: u32,
+}
+
+impl Oracle {
+    /// Issues challenge `(id, t, j)`. A repeated request returns the same challenge with the
+    /// same deadline; `j` must be the next index of the identity's sequence otherwise. Nothing
+    /// is stored for a rejected request.
+    pub fn issue(&self, req: &SignedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
+        let RequestParts { id, t, j } = match self.check_request(req, now)? {
+            Ok(parts) => parts,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let Some(record) = self.ledger.identity(&id)? else {
+            return Ok(Err(Reason::UnknownIdentity));
+        };
+        self.profiles.insert(&id, record.register.body.profile());
+        if let Some(existing) = self.ledger.issued(t, &id, j)? {
+            return Ok(self.reissue(&record, t, j, &existing));
+        }
+        match self.issue_next(&record, t, j, now)? {
+            Ok(issued) => Ok(Ok(issued)),
+            Err(reason) => Ok(Err(reason)),
+        }
+    }
+
+    /// Issues the next challenge of the sequence, if `j` is next and may be issued now.
+    fn issue_next(&self, record: &IdentityRecord, t: u64, j: u32, now: Timestamp) -> Outcome<IssuedChallenge> {
+        let id = record.register.body.id;
+        let profile = record.register.body.profile();
+        let policy = self.params.policy(profile.class);
+        let issued = self.ledger.issued_in(t, &id)?;
+        let next = issued.len() as u32;
+        if j != next {
+            return Ok(Err(Reason::OutOfSequence { j, next }));
+        }
+        let mut outcomes = Vec::with_capacity(issued.len());
+        for (k, rec) in &issued {
+            outcomes.push(if self.ledger.is_accepted(t, &id, *k)? {
+                StepOutcome::Passed
+            } else if self.ledger.answered(t, &id, *k)?.is_some() || now > rec.deadline {
+                StepOutcome::Failed
+            } else {
+                StepOutcome::Open
+            });
+        }
+        let step = match next_step(policy, &outcomes) {
+            Ok(index) => &policy.steps[index],
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let slot = self.slot(t, &id)?;
+        if !slot.contains(&now) {
+            return Ok(Err(Reason::OutsideSlot {
+                at: now,
+                slot_start: slot.start,
+                slot_end: slot.end,
+            }));
+        }
+        let w_t = window_secret(&self.node_secret, t);
+        let seed = challenge_seed(&w_t, &id, t, j);
+        let opens_at = opening(&self.params, &slot, profile.class, j, &seed);
+        if now < opens_at {
+            return Ok(Err(Reason::StepNotOpen { opens_at }));
+        }
+        let generated = match draw_family(&self.params, &self.registry, profile, step, &seed)
+            .and_then(|config| Ok((config, generate(&self.registry, config, &seed)?)))
+        {
+            Ok(drawn) => drawn,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let (config, generated) = generated;
+        let issued = self.sign_envelope(&id, t, j, &config.name, now, config.deadline_ms, generated.prompt);
+        let fresh = IssuedRecord {
+            issued_at: now,
+            deadline: issued.challenge.challenge.deadline,
+            family: config.name.clone(),
+            challenge_id: issued.challenge.challenge.challenge_id(),
+            sig: issued.challenge.sig,
+        };
+        let kept = self.ledger.put_issued(t, &id, j, &fresh)?;
+        if kept == fresh {
+            Ok(Ok(issued))
+        } else {
+            // Another request for the same (id, t, j) won the race: return its challenge.
+            Ok(self.reissue(record, t, j, &kept))
+        }
+    }
+
+    /// The challenge first issued as `existing`, rebuilt byte for byte (signatures are
+    /// deterministic).
+    fn reissue(
+        &self,
+        record: &IdentityRecord,
+        t: u64,
+        j: u32,
+        existing: &IssuedRecord,
+    ) -> Result<IssuedChallenge, Reason> {
+        let id = record.register.body.id;
+        let w_t = window_secret(&self.node_secret, t);
+        let (config, generated) = derive_challenge(
+            &self.params,
+            &self.registry,
+            &w_t,
+            record.register.body.profile(),
+            &id,
+            t,
+            j,
+            &existing.family,
+        )?;
+        Ok(self.sign_envelope(
+            &id,
+            t,
+            j,
+            &config.name,
+            existing.issued_at,
+            config.deadline_ms,
+            generated.prompt,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn sign_envelope(
+        &self,
+        id: &IdentityId,
+        t: u64,
+        j: u32,
+        family: &str,
+        issued_at: Timestamp,
+        deadline_ms: u64,
+        prompt: Prompt,
+    ) -> IssuedChallenge {
+        let challenge = Challenge {
+            version: VERSION,
+            issuer: self.node,
+            id: *id,
+            t,
+            j,
+            family: family.into(),
+            issued_at,
+            deadline: issued_at.saturating_add(deadline_ms),
+            prompt_digest: Digest(prompt.digest()),
+        };
+        IssuedChallenge {
+            challenge: SignedChallenge::new(&self.key, challenge),
+            prompt,
+        }
+    }
+
+    fn check_request(&self, req: &SignedRequest, now: Timestamp) -> Outcome<RequestParts> {
+        let b = &req.body;
+        let checks = || -> Result<RequestParts, Reason> {
+            // Parsing the key here also warms the cache for the response that follows.
+            let key = self.keys.key(&b.id).ok_or(Reason::BadIdentitySignature)?;
+            req.check_signature_with(&key)?;
+            let current = self.params.window_at(now)?;
+            if b.t != current {
+                return Err(Reason::WrongWindow { t: b.t, current });
+            }
+            Ok(RequestParts {
+                id: b.id,
+                t: b.t,
+                j: b.j,
+            })
+        };
+        let parts = match checks() {
+            Ok(parts) => parts,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        // The index range depends on the identity's class.
+        if let Some(profile) = self.profile_of(&parts.id)? {
+            let tries = self.params.policy(profile.class).tries();
+            if parts.j >= tries {
+                return Ok(Err(Reason::IndexOutOfRange {
+                    j: parts.j,
+                    k: tries,
+                }));
+            }
+        }
+        if let Err(reason) = check_issuer(&self.params, &self.node, &parts.id, parts.t) {
+            return Ok(Err(reason));
+        }
+        Ok(Ok(parts))
+    }
+
+    /// The index of the next challenge `id` may request in window `t` and the number of steps
+    /// it passed there (for status pages and clients).
+    pub fn progress(&self, t: u64, id: &IdentityId) -> Result<(u32, u32), LedgerError> {
+        let issued = self.ledger.issued_in(t, id)?.len() as u32;
+        Ok((issued, self.ledger.solves(t, id)?))
+    }
+}

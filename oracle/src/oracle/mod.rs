@@ -1,0 +1,168 @@
+//! The stateful oracle of one committee node over its [`Ledger`], in one file per job:
+//! [`identity`](self) (registration, passkeys), `issue` (the window's step sequence), `verify`
+//! (answers, one per challenge, with group commit), `remote` (acceptances of other members) and
+//! `close` (summaries, certificates, reveals, audits, status). Every method takes `now`;
+//! nothing here reads a clock, opens a socket or spawns a task.
+
+mod close;
+mod identity;
+mod issue;
+mod remote;
+mod verify;
+
+use std::sync::Mutex;
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::Registry;
+use hco_challenges::presence::{Passkey, PresenceFamily};
+
+use crate::ledger::{Ledger, LedgerError};
+use crate::secret::node_secret;
+use crate::window::{BEACON_LOOKBACK, slot_beacon};
+use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Reason};
+
+pub use identity::ENROLMENT_TTL_MS;
+pub use issue::IssuedChallenge;
+
+/// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
+pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
+
+/// One committee node's protocol state machine.
+pub struct Oracle {
+    params: NetworkParams,
+    params_digest: Digest,
+    registry: Registry,
+    key: SigningKey,
+    node: NodeId,
+    node_secret: [u8; 32],
+    ledger: Ledger,
+    /// Serialises the replay check and the writes of acceptances and answered-markers.
+    commit: Mutex<()>,
+    /// Parsed identity keys.
+    keys: crate::key_cache::KeyCache,
+    /// Registered profiles (class, visual opt-out) of identities seen recently.
+    profiles: crate::key_cache::IdentityCache<Profile>,
+    /// The presence family's relying party under the network's policy (enrolments).
+    presence: PresenceFamily,
+    /// The last slot beacon computed from final inputs, `(t, beacon)`.
+    beacon_cache: Mutex<Option<(u64, Digest)>>,
+}
+
+impl Oracle {
+    /// An oracle for a committee node with `key`, over `ledger`.
+    pub fn new(
+        params: NetworkParams,
+        mut registry: Registry,
+        key: SigningKey,
+        ledger: Ledger,
+    ) -> Result<Self, ParamsError> {
+        params.validate(&registry)?;
+        // Validated above when the family is enabled; otherwise only its default is used.
+        let presence = PresenceFamily::new(params.presence.clone()).unwrap_or_default();
+        // The registry's presence family checks assertions under the network's policy (a
+        // stand-in of the same name, as the simulator uses, is left alone).
+        if registry
+            .get(hco_challenges::presence::NAME)
+            .is_some_and(|f| f.uses_passkeys())
+        {
+            registry.insert(presence.clone());
+        }
+        Ok(Self {
+            params_digest: params.digest(),
+            node: NodeId(key.verifying_key().to_bytes()),
+            node_secret: node_secret(&key),
+            params,
+            registry,
+            key,
+            ledger,
+            commit: Mutex::new(()),
+            beacon_cache: Mutex::new(None),
+            keys: crate::key_cache::KeyCache::new(1 << 20),
+            profiles: crate::key_cache::IdentityCache::new(1 << 20),
+            presence,
+        })
+    }
+
+    /// The network parameters.
+    pub fn params(&self) -> &NetworkParams {
+        &self.params
+    }
+
+    /// This node's id.
+    pub fn node_id(&self) -> NodeId {
+        self.node
+    }
+
+    /// The ledger.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The family registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The registered profile of `id` (cached: it never changes once registered).
+    fn profile_of(&self, id: &IdentityId) -> Result<Option<Profile>, LedgerError> {
+        if let Some(profile) = self.profiles.get(id) {
+            return Ok(Some(profile));
+        }
+        let profile = self.ledger.identity(id)?.map(|r| r.register.body.profile());
+        if let Some(profile) = profile {
+            self.profiles.insert(id, profile);
+        }
+        Ok(profile)
+    }
+
+    /// The passkeys `id` enrolled, decoded, with their stored counters.
+    fn passkeys_of(&self, id: &IdentityId) -> Result<Vec<Passkey>, LedgerError> {
+        self.ledger
+            .passkeys(id)?
+            .into_iter()
+            .map(|r| {
+                Passkey::decode(&r.passkey)
+                    .map(|p| p.with_counter(r.counter))
+                    .map_err(|detail| LedgerError::Corrupt {
+                        tree: "passkeys",
+                        detail,
+                    })
+            })
+            .collect()
+    }
+
+    /// The beacon that places the slots of window `t` (see [`slot_beacon`]). Cached once its
+    /// inputs are final: certificates of `t − 1` and `t − 2` never change once stored.
+    pub fn beacon(&self, t: u64) -> Result<Digest, LedgerError> {
+        let cached = *self.beacon_cache.lock().map_err(|_| LedgerError::Poisoned)?;
+        if let Some((_, beacon)) = cached.filter(|(ct, _)| *ct == t) {
+            return Ok(beacon);
+        }
+        let roots = self.ledger.latest_roots_before(t, BEACON_LOOKBACK)?;
+        let beacon = slot_beacon(t, &self.params_digest, &roots);
+        let last_two = t.checked_sub(2).map(|before| {
+            roots.iter().map(|(w, _)| *w).collect::<Vec<_>>() == [before + 1, before]
+        });
+        if last_two == Some(true) {
+            *self.beacon_cache.lock().map_err(|_| LedgerError::Poisoned)? = Some((t, beacon));
+        }
+        Ok(beacon)
+    }
+
+    /// The ceremony slot of `id` in window `t`.
+    pub fn slot(
+        &self,
+        t: u64,
+        id: &IdentityId,
+    ) -> Result<std::ops::Range<crate::Timestamp>, LedgerError> {
+        Ok(self.params.slot(t, id, &self.beacon(t)?))
+    }
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle")
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,296 @@
+//! Verification of answers (DESIGN §5.4, §12): checks in a fixed order, identity signatures in
+//! one batch, then under the commit lock the replay check and the verdict. The first
+//! identity-signed answer to a challenge is final: a wrong (or too fast) one is recorded as
+//! answered, durably, before the reply, and any later answer is `already_answered`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use hco_challenges::{Context, CounterUpdate};
+
+use crate::ledger::{AnsweredRecord, LedgerError};
+use crate::messages::VERSION;
+use crate::secret::{derive_challenge, window_secret};
+use crate::{
+    Acceptance, Digest, IdentityId, Reason, Response, SealedAcceptance, Timestamp,
+    seal::seal_batch, sign,
+};
+
+use super::{Oracle, Outcome};
+
+/// A response that passed every check but the identity signature and the replay check.
+struct Checked<'a> {
+    response: &'a Response,
+    /// What the identity must have signed.
+    signing_digest: Digest,
+    /// The answer's verdict, with the counter it moves (presence).
+    answer: Result<Option<CounterUpdate>, Reason>,
+}
+
+impl Oracle {
+    /// Verifies one response; see [`Oracle::verify_responses`].
+    pub fn verify_response(
+        &self,
+        response: &Response,
+        now: Timestamp,
+    ) -> Outcome<SealedAcceptance> {
+        let mut results = self.verify_responses(std::slice::from_ref(response), now)?;
+        Ok(results
+            .pop()
+            .unwrap_or(Err(Reason::Malformed("empty batch".into()))))
+    }
+
+    /// Verifies responses received at `now`, accepts the valid ones, and returns once their
+    /// acceptances (and the answered-markers of wrong answers) are durable. Identity
+    /// signatures are checked in one batch; acceptances are sealed with one signature and
+    /// flushed with one group commit. A response refused before its answer is judged (late,
+    /// unsigned, replayed, …) writes nothing.
+    pub fn verify_responses(
+        &self,
+        responses: &[Response],
+        now: Timestamp,
+    ) -> Result<Vec<Result<SealedAcceptance, Reason>>, LedgerError> {
+        let mut results: Vec<Result<Checked<'_>, Reason>> = Vec::with_capacity(responses.len());
+        for r in responses {
+            results.push(self.precheck(r, now)?);
+        }
+        // Identity signatures, in one batch.
+        let digests: Vec<(usize, Digest)> = results
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.as_ref().ok().map(|c| (i, c.signing_digest)))
+            .collect();
+        let keys: Vec<_> = digests
+            .iter()
+            .map(|(i, _)| self.keys.key(&responses[*i].challenge.challenge.id))
+            .collect();
+        let items: Vec<_> = digests
+            .iter()
+            .zip(&keys)
+            .map(|((i, d), key)| (key.as_ref(), d, &responses[*i].sig))
+            .collect();
+        for ((i, _), ok) in digests.iter().zip(sign::verify_many_parsed(&items)) {
+            if !ok {
+                results[*i] = Err(Reason::BadIdentitySignature);
+            }
+        }
+        // Replay check, answer verdict, seal and write, under the commit lock.
+        let mut out: Vec<Option<Result<SealedAcceptance, Reason>>> =
+            Vec::with_capacity(responses.len());
+        let mut wrote = false;
+        {
+            let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
+            let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
+            let mut in_batch = HashSet::new();
+            // Counters moved by this batch's presence answers, checked against the ledger and
+            // each other here, under the lock, so two assertions cannot both claim one count.
+            let mut counters: HashMap<(IdentityId, Vec<u8>), u32> = HashMap::new();
+            for (i, checked) in results.into_iter().enumerate() {
+                let checked = match checked {
+                    Err(reason) => {
+                        out.push(Some(Err(reason)));
+                        continue;
+                    }
+                    Ok(checked) => checked,
+                };
+                let c = &checked.response.challenge.challenge;
+                if !in_batch.insert((c.t, c.id, c.j)) || self.ledger.is_answered(c.t, &c.id, c.j)? {
+                    out.push(Some(Err(Reason::AlreadyAnswered)));
+                    continue;
+                }
+                let verdict = match checked.answer {
+                    Ok(update) => self.claim_counter(&c.id, update, &mut counters)?,
+                    Err(reason) => Err(reason),
+                };
+                match verdict {
+                    Ok(()) => {
+                        by_window.entry(c.t).or_default().push((
+                            i,
+                            Acceptance {
+                                version: VERSION,
+                                response: checked.response.clone(),
+                                accepted_at: now,
+                            },
+                        ));
+                        out.push(None); // sealed below
+                    }
+                    Err(reason) => {
+                        if reason.is_final_answer() {
+                            let marker = AnsweredRecord {
+                                answered_at: now,
+                                code: reason.code().into(),
+                            };
+                            self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
+                            wrote = true;
+                        }
+                        out.push(Some(Err(reason)));
+                    }
+                }
+            }
+            for (t, entries) in by_window {
+                let (indices, acceptances): (Vec<usize>, Vec<Acceptance>) =
+                    entries.into_iter().unzip();
+                let sealed = seal_batch(&self.key, t, acceptances);
+                self.ledger.insert_checked(&sealed)?;
+                for (i, s) in indices.into_iter().zip(sealed) {
+                    out[i] = Some(Ok(s));
+                    wrote = true;
+                }
+            }
+            for ((id, credential), counter) in counters.drain() {
+                self.ledger.raise_counter(&id, &credential, counter)?;
+            }
+        }
+        if wrote {
+            self.ledger.make_durable()?;
+        }
+        Ok(out
+            .into_iter()
+            .map(|v| {
+                v.unwrap_or_else(|| {
+                    Err(Reason::Malformed("internal: acceptance not sealed".into()))
+                })
+            })
+            .collect())
+    }
+
+    /// Takes the counter an accepted presence answer moves to, if the network's counter rule
+    /// allows it against the stored count and any other claim in the batch.
+    fn claim_counter(
+        &self,
+        id: &IdentityId,
+        update: Option<CounterUpdate>,
+        claimed: &mut HashMap<(IdentityId, Vec<u8>), u32>,
+    ) -> Outcome<()> {
+        let Some(update) = update else {
+            return Ok(Ok(()));
+        };
+        let key = (*id, update.credential_id);
+        let stored = match claimed.get(&key) {
+            Some(c) => *c,
+            None => self
+                .ledger
+                .passkeys(id)?
+                .into_iter()
+                .find(|r| r.credential_id == key.1)
+                .map_or(0, |r| r.counter),
+        };
+        if (update.counter > 0 || stored > 0) && update.counter <= stored {
+            return Ok(Err(Reason::Answer(
+                hco_challenges::Reject::CounterNotIncreased {
+                    stored,
+                    got: update.counter,
+                },
+            )));
+        }
+        claimed.insert(key, update.counter);
+        Ok(Ok(()))
+    }
+
+    /// Every check before the identity signature and the replay check, and the answer's
+    /// verdict (reported after those two).
+    fn precheck<'a>(&self, r: &'a Response, now: Timestamp) -> Outcome<Checked<'a>> {
+        let c = &r.challenge.challenge;
+        if let Err(reason) = crate::messages::check_version(r.version) {
+            return Ok(Err(reason));
+        }
+        // 1. Issuer signature: ours is checked against our own record of what we issued.
+        if c.issuer != self.node {
+            return Ok(Err(match r.challenge.check_signature() {
+                Ok(()) => Reason::NotAssignedIssuer { assigned: c.issuer },
+                Err(reason) => reason,
+            }));
+        }
+        let issued = self.ledger.issued(c.t, &c.id, c.j)?;
+        let challenge_id = c.challenge_id();
+        let matches = issued
+            .as_ref()
+            .is_some_and(|rec| rec.sig == r.challenge.sig && rec.challenge_id == challenge_id);
+        if !matches {
+            return Ok(Err(match r.challenge.check_signature() {
+                Ok(()) => Reason::UnknownChallenge,
+                Err(reason) => reason,
+            }));
+        }
+        // 2. The window is open (current, or within grace).
+        if let Err(reason) = self.params.window_open(c.t, now) {
+            return Ok(Err(reason));
+        }
+        // The challenge was issued inside the identity's slot.
+        if let Err(reason) = self
+            .params
+            .check_slot(c.t, &c.id, &self.beacon(c.t)?, c.issued_at)
+        {
+            return Ok(Err(reason));
+        }
+        // 3. Deadline, on this node's clock.
+        if now > c.deadline {
+            return Ok(Err(Reason::ChallengeExpired {
+                now,
+                deadline: c.deadline,
+            }));
+        }
+        // 4. Registered, with the family's class.
+        let Some(profile) = self.profile_of(&c.id)? else {
+            return Ok(Err(Reason::UnknownIdentity));
+        };
+        let class = profile.class;
+        let Some(family) = self
+            .registry
+            .get(&c.family)
+            .filter(|_| self.params.family(&c.family).is_some())
+        else {
+            return Ok(Err(Reason::UnknownFamily(c.family.clone())));
+        };
+        if family.class() != class {
+            return Ok(Err(Reason::WrongClass {
+                registered: class,
+                required: family.class(),
+            }));
+        }
+        if r.answer.len() > family.max_answer_len() {
+            return Ok(Err(Reason::AnswerTooLarge {
+                len: r.answer.len(),
+                max: family.max_answer_len(),
+            }));
+        }
+        // 7. The verdict on the answer (reported after signature and replay): faster than a
+        // person, or wrong against the regenerated key. The envelope matched our record, so
+        // only the answer key is needed: no re-signing.
+        let elapsed_ms = now.saturating_sub(c.issued_at);
+        let min_ms = self.params.min_solve_ms(&c.family);
+        let answer = if elapsed_ms < min_ms {
+            Err(Reason::TooFast { elapsed_ms, min_ms })
+        } else {
+            let w_t = window_secret(&self.node_secret, c.t);
+            let passkeys = if family.uses_passkeys() {
+                self.passkeys_of(&c.id)?
+            } else {
+                Vec::new()
+            };
+            let context = Context {
+                challenge_id: &challenge_id.0,
+                passkeys: &passkeys,
+            };
+            match derive_challenge(
+                &self.params,
+                &self.registry,
+                &w_t,
+                profile,
+                &c.id,
+                c.t,
+                c.j,
+                &c.family,
+            ) {
+                Ok((_, generated)) => family
+                    .verify_in(&generated.key, &r.answer, &context)
+                    .map_err(Reason::Answer),
+                Err(reason) => Err(reason),
+            }
+        };
+        Ok(Ok(Checked {
+            response: r,
+            signing_digest: Response::digest_for(&challenge_id, &r.answer),
+            answer,
+        }))
+    }
+}

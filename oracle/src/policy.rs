@@ -1,0 +1,326 @@
+//! The per-window policy of each identity class (DESIGN §12): a fixed sequence of steps, a few
+//! spare tries, one answer per challenge.
+//!
+//! Challenge `j` of `(id, t)` serves the first step not yet passed. It is issued only after
+//! challenge `j − 1` was answered (right or wrong) or expired, so the family of a later step is
+//! not visible before, and the client never chooses a family: a fixed step names its family, a
+//! drawn step (`"cognitive"`) takes one from the class's pool by the challenge seed. An identity
+//! is active in `t` when every step passed within `steps + spares` tries.
+//!
+//! Inside a `global` or `staggered` ceremony slot, the slot is cut into one phase per try and
+//! challenge `j` opens at a seed-derived moment inside phase `j`; it cannot be fetched earlier,
+//! so a person cannot collect a window's steps ahead of time.
+
+use std::ops::Range;
+
+use hco_challenges::{Class, Registry, SeedStream};
+use serde::{Deserialize, Serialize};
+
+use crate::{FamilyConfig, NetworkParams, Profile, Reason, Timestamp};
+
+/// The keyword of a drawn step in configs.
+pub const DRAWN: &str = "cognitive";
+
+/// One step of a window's sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Step {
+    /// A family drawn by the seed from the class's pool: its enabled families that no fixed
+    /// step names (without the visual ones for an identity that opted out of them).
+    Drawn,
+    /// This family.
+    Family(String),
+}
+
+impl From<String> for Step {
+    fn from(s: String) -> Self {
+        if s == DRAWN { Step::Drawn } else { Step::Family(s) }
+    }
+}
+
+impl From<Step> for String {
+    fn from(s: Step) -> Self {
+        match s {
+            Step::Drawn => DRAWN.into(),
+            Step::Family(name) => name,
+        }
+    }
+}
+
+/// The sequence a class runs each window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowPolicy {
+    /// The steps, in order; all must pass.
+    pub steps: Vec<Step>,
+    /// Extra tries for honest slips: a failed or expired challenge uses one.
+    pub spares: u32,
+}
+
+impl WindowPolicy {
+    /// Tries a window allows: steps plus spares.
+    pub fn tries(&self) -> u32 {
+        self.steps.len() as u32 + self.spares
+    }
+
+    /// Whether accepted challenges of these families pass every step: each fixed step by one
+    /// of its family, each drawn step by one of any other family.
+    pub fn covered_by<'f>(&self, families: impl IntoIterator<Item = &'f str>) -> bool {
+        let mut missing: Vec<&Step> = self.steps.iter().collect();
+        let mut drawn = 0usize;
+        for family in families {
+            if let Some(i) = missing
+                .iter()
+                .position(|s| matches!(s, Step::Family(name) if name == family))
+            {
+                missing.swap_remove(i);
+            } else if !self.names(family) {
+                drawn += 1;
+            }
+        }
+        missing.iter().all(|s| **s == Step::Drawn) && missing.len() <= drawn
+    }
+
+    /// Whether `family` is named by a fixed step.
+    pub fn names(&self, family: &str) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, Step::Family(name) if name == family))
+    }
+}
+
+/// The policies of both classes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassPolicies {
+    /// For people.
+    pub human: WindowPolicy,
+    /// For agents.
+    pub agent: WindowPolicy,
+}
+
+impl ClassPolicies {
+    /// The policy of `class`.
+    pub fn of(&self, class: Class) -> &WindowPolicy {
+        match class {
+            Class::Human => &self.human,
+            Class::Agent => &self.agent,
+        }
+    }
+}
+
+/// What one earlier challenge of the window came to, for [`next_step`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Accepted: its step passed.
+    Passed,
+    /// Answered wrong, or expired unanswered: a try used.
+    Failed,
+    /// Neither answered nor expired yet.
+    Open,
+}
+
+/// Which step challenge `j = outcomes.len()` serves, given what challenges `0..j` came to: the
+/// index into the policy's steps, or why no challenge `j` may be issued.
+pub fn next_step(policy: &WindowPolicy, outcomes: &[Outcome]) -> Result<usize, Reason> {
+    let j = outcomes.len() as u32;
+    if let Some(previous) = outcomes.iter().position(|o| *o == Outcome::Open) {
+        return Err(Reason::PreviousStepUnanswered {
+            previous: previous as u32,
+        });
+    }
+    let passed = outcomes.iter().filter(|o| **o == Outcome::Passed).count();
+    if passed >= policy.steps.len() {
+        return Err(Reason::StepsComplete);
+    }
+    // Refused as soon as the tries left cannot cover the steps left.
+    let steps_left = (policy.steps.len() - passed) as u32;
+    if policy.tries().saturating_sub(j) < steps_left {
+        return Err(Reason::NoTriesLeft {
+            tries: policy.tries(),
+        });
+    }
+    Ok(passed)
+}
+
+impl NetworkParams {
+    /// The policy of `class`.
+    pub fn policy(&self, class: Class) -> &WindowPolicy {
+        self.policies.of(class)
+    }
+
+    /// The families a step may take for `profile`, in configuration order: the named family,
+    /// or the pool of a drawn step.
+    pub fn step_families(
+        &self,
+        step: &Step,
+        profile: impl Into<Profile>,
+        registry: &Registry,
+    ) -> Vec<&FamilyConfig> {
+        let profile = profile.into();
+        let policy = self.policy(profile.class);
+        self.families_for(profile, registry)
+            .into_iter()
+            .filter(|f| match step {
+                Step::Family(name) => f.name == *name,
+                Step::Drawn => !policy.names(&f.name),
+            })
+            .collect()
+    }
+
+    /// Which step of its class's policy a challenge of `family` served: the fixed step naming
+    /// it, else the drawn one. `None` when the family fits no step of the policy.
+    pub fn step_of_family(&self, class: Class, family: &str) -> Option<Step> {
+        let policy = self.policy(class);
+        if policy.names(family) {
+            Some(Step::Family(family.into()))
+        } else {
+            policy
+                .steps
+                .contains(&Step::Drawn)
+                .then_some(Step::Drawn)
+        }
+    }
+
+    /// The minimum human solve time of an enabled family (its configured floor).
+    pub fn min_solve_ms(&self, family: &str) -> u64 {
+        self.family(family).map_or(0, |f| f.min_solve_ms)
+    }
+
+    /// When challenge `j` opens inside `slot`: at a moment drawn by its seed inside phase `j`
+    /// of `tries` equal phases. An `open` slot opens every challenge at once.
+    pub fn opens_at(
+        &self,
+        slot: &Range<Timestamp>,
+        class: Class,
+        j: u32,
+        draw: &mut SeedStream,
+    ) -> Timestamp {
+        if self.slot_mode == crate::SlotMode::Open {
+            return slot.start;
+        }
+        let tries = u64::from(self.policy(class).tries().max(1));
+        let phase = (slot.end - slot.start) / tries;
+        let start = slot.start + u64::from(j).min(tries - 1) * phase;
+        start + draw.below(phase.max(1))
+    }
+
+    /// Checks a class's policy against the enabled families: every step has a family to take,
+    /// for both profiles where the class has visual families.
+    pub(crate) fn validate_policy(
+        &self,
+        class: Class,
+        registry: &Registry,
+    ) -> Result<(), crate::ParamsError> {
+        let field = format!("policy.{}", class.as_str());
+        let policy = self.policy(class);
+        let has_family = !self
+            .families_for(Profile::new(class, false), registry)
+            .is_empty();
+        if policy.steps.is_empty() {
+            return if has_family {
+                Err(crate::params::bad(
+                    format!("{field}.steps"),
+                    "list at least one step (a family name or \"cognitive\")",
+                ))
+            } else {
+                Ok(())
+            };
+        }
+        if policy.steps.len() > 16 || policy.spares > 16 {
+            return Err(crate::params::bad(
+                field,
+                "at most 16 steps and 16 spares",
+            ));
+        }
+        for (i, step) in policy.steps.iter().enumerate() {
+            if let Step::Family(name) = step {
+                let Some(family) = registry.get(name).filter(|_| self.family(name).is_some())
+                else {
+                    return Err(crate::params::bad(
+                        format!("{field}.steps[{i}]"),
+                        format!("`{name}` is not an enabled family (or use \"{DRAWN}\")"),
+                    ));
+                };
+                if family.class() != class {
+                    return Err(crate::params::bad(
+                        format!("{field}.steps[{i}]"),
+                        format!("`{name}` is a {} family", family.class().as_str()),
+                    ));
+                }
+            }
+            if self
+                .step_families(step, Profile::new(class, false), registry)
+                .is_empty()
+            {
+                return Err(crate::params::bad(
+                    format!("{field}.steps[{i}]"),
+                    format!(
+                        "no enabled {} family is left for a \"{DRAWN}\" step",
+                        class.as_str()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Outcome::*;
+
+    fn policy(steps: &[&str], spares: u32) -> WindowPolicy {
+        WindowPolicy {
+            steps: steps.iter().map(|s| Step::from(s.to_string())).collect(),
+            spares,
+        }
+    }
+
+    #[test]
+    fn steps_come_in_order_and_spares_absorb_slips() {
+        let p = policy(&["presence", "cognitive", "cognitive"], 1);
+        assert_eq!(next_step(&p, &[]), Ok(0));
+        assert_eq!(next_step(&p, &[Passed]), Ok(1));
+        assert_eq!(next_step(&p, &[Passed, Failed]), Ok(1));
+        assert_eq!(next_step(&p, &[Passed, Failed, Passed]), Ok(2));
+        assert_eq!(
+            next_step(&p, &[Passed, Failed, Passed, Failed]).unwrap_err(),
+            Reason::NoTriesLeft { tries: 4 }
+        );
+        assert_eq!(
+            next_step(&p, &[Passed, Passed, Passed]).unwrap_err(),
+            Reason::StepsComplete
+        );
+        assert_eq!(
+            next_step(&p, &[Passed, Open]).unwrap_err(),
+            Reason::PreviousStepUnanswered { previous: 1 }
+        );
+        // Two slips with three steps to go: the remaining tries cannot make it.
+        assert_eq!(
+            next_step(&p, &[Failed, Failed]).unwrap_err(),
+            Reason::NoTriesLeft { tries: 4 }
+        );
+        assert_eq!(next_step(&p, &[Failed]), Ok(0));
+    }
+
+    #[test]
+    fn coverage_needs_every_fixed_step_and_enough_drawn_ones() {
+        let p = policy(&["presence", "cognitive", "cognitive"], 1);
+        assert!(p.covered_by(["presence", "visual_match", "attention"]));
+        assert!(p.covered_by(["visual_match", "presence", "visual_match"]));
+        assert!(!p.covered_by(["visual_match", "attention", "interactive_reasoning"]));
+        assert!(!p.covered_by(["presence", "presence", "visual_match"]));
+        assert!(!p.covered_by(["presence", "visual_match"]));
+        assert!(!p.covered_by([]));
+    }
+
+    #[test]
+    fn steps_serialise_as_their_config_words() {
+        let p = policy(&["presence", "cognitive"], 1);
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"steps":["presence","cognitive"],"spares":1}"#);
+        assert_eq!(serde_json::from_str::<WindowPolicy>(&json).unwrap(), p);
+        assert!(p.names("presence") && !p.names("cognitive"));
+        assert_eq!(p.tries(), 3);
+    }
+}
