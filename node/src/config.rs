@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use hco_oracle::{FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode};
+use hco_oracle::{
+    ClassPolicies, FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode, Step,
+    WindowPolicy,
+};
 use serde::{Deserialize, Serialize};
 
 /// The whole file.
@@ -171,6 +174,14 @@ pub struct FamilySection {
     pub deadline: Duration,
     /// Family-defined hardness.
     pub difficulty: u32,
+    /// Answers sooner than this after issue are `too_fast`; left out, the family's default
+    /// (its least human solve time; 0 for agent families).
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_solve: Option<Duration>,
 }
 
 /// `[network]`: what every committee node must share.
@@ -186,10 +197,10 @@ pub struct NetworkSection {
     /// Answers to a window's challenges are accepted until its end plus this.
     #[serde(with = "humantime_serde")]
     pub grace: Duration,
-    /// Challenges per identity per window (`k`).
-    pub challenges_per_window: u32,
-    /// Accepted solves that make an identity active (`r`).
-    pub solves_required: u32,
+    /// The step sequence of each class per window: `[network.policy.human]` and
+    /// `[network.policy.agent]`, each with `steps` (family names, or `"cognitive"` for a family
+    /// the seed draws from the class's other enabled families) and `spares`.
+    pub policy: ClassPolicies,
     /// `open`, `global` or `staggered`.
     pub slot_mode: SlotMode,
     /// Slot length for `global` and `staggered`.
@@ -219,8 +230,16 @@ impl Default for NetworkSection {
             genesis: UNIX_EPOCH + Duration::from_secs(1_767_225_600), // 2026-01-01T00:00:00Z
             window: Duration::from_secs(60),
             grace: Duration::from_secs(20),
-            challenges_per_window: 2,
-            solves_required: 1,
+            policy: ClassPolicies {
+                human: WindowPolicy {
+                    steps: vec![Step::Drawn],
+                    spares: 1,
+                },
+                agent: WindowPolicy {
+                    steps: vec![Step::Drawn],
+                    spares: 1,
+                },
+            },
             slot_mode: SlotMode::Open,
             slot: Duration::ZERO,
             families: vec![
@@ -228,11 +247,13 @@ impl Default for NetworkSection {
                     name: "proof_of_work".into(),
                     deadline: Duration::from_secs(10),
                     difficulty: 12,
+                    min_solve: None,
                 },
                 FamilySection {
                     name: "arithmetic_reasoning".into(),
                     deadline: Duration::from_secs(15),
                     difficulty: 3,
+                    min_solve: None,
                 },
             ],
             lifecycle: LifecycleParams::default(),
@@ -292,6 +313,7 @@ impl NetworkSection {
                 .collect::<anyhow::Result<_>>()?
         };
         let n = committee.len() as u32;
+        let registry = hco_challenges::Registry::builtin();
         let genesis = self
             .genesis
             .duration_since(UNIX_EPOCH)
@@ -300,8 +322,7 @@ impl NetworkSection {
             genesis_ms: ms(genesis),
             window_ms: ms(self.window),
             grace_ms: ms(self.grace),
-            challenges_per_window: self.challenges_per_window,
-            solves_required: self.solves_required,
+            policies: self.policy.clone(),
             slot_mode: self.slot_mode,
             slot_ms: ms(self.slot),
             families: self
@@ -311,6 +332,11 @@ impl NetworkSection {
                     name: f.name.clone(),
                     deadline_ms: ms(f.deadline),
                     difficulty: f.difficulty,
+                    min_solve_ms: f.min_solve.map(ms).unwrap_or_else(|| {
+                        registry
+                            .get(&f.name)
+                            .map_or(0, |family| family.min_human_solve_ms())
+                    }),
                 })
                 .collect(),
             lifecycle: self.lifecycle,

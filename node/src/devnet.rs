@@ -138,11 +138,13 @@ pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result
             name: "proof_of_work".into(),
             deadline,
             difficulty: 8,
+            min_solve: None,
         },
         FamilySection {
             name: "arithmetic_reasoning".into(),
             deadline,
             difficulty: 3,
+            min_solve: None,
         },
     ];
     let mut out = Vec::new();

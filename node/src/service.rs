@@ -56,6 +56,7 @@ fn gateway_error(code: &str, message: impl Into<String>) -> ChallengeReply {
     ChallengeReply::Rejected(Rejection {
         code: code.into(),
         message: message.into(),
+        opens_at: None,
     })
 }
 
@@ -271,6 +272,7 @@ impl Node {
                     ReconcileReply::Rejected(Rejection {
                         code: "internal".into(),
                         message: e.to_string(),
+                        opens_at: None,
                     })
                 });
                 self.net.reply_reconcile(id, reply).await;

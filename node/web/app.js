@@ -19,9 +19,10 @@ const state = {
 const now = () => Date.now() + state.offset;
 
 class ApiError extends Error {
-  constructor(code, message) {
+  constructor(code, message, opensAt) {
     super(message);
     this.code = code;
+    this.opensAt = opensAt;
   }
 }
 
@@ -33,7 +34,7 @@ async function api(method, path, body) {
   }
   const res = await fetch(path, init);
   const json = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiError(json?.code || `http_${res.status}`, json?.message || res.statusText);
+  if (!res.ok) throw new ApiError(json?.code || `http_${res.status}`, json?.message || res.statusText, json?.opens_at);
   return json;
 }
 
@@ -112,8 +113,18 @@ async function refresh() {
   $('window-slot').textContent = w.slot_mode === 'open'
     ? 'any time in the window'
     : `${clock(w.slot.start)} to ${clock(w.slot.end)}`;
-  $('window-k').textContent = `${w.challenges_per_window} per window, ${w.solves_required} to solve`;
-  $('j').max = String(w.challenges_per_window - 1);
+  const policy = w.policy.human;
+  const spares = policy.spares === 1 ? '1 spare try' : `${policy.spares} spare tries`;
+  $('window-k').textContent = `${policy.steps.join(', ')} (${spares})`;
+  const me = w.identity;
+  state.nextJ = me ? me.next_j : 0;
+  $('window-progress').textContent = me && me.steps != null
+    ? `${me.steps_passed} of ${me.steps} steps passed, ${me.next_j} of ${policy.tries} tries used`
+    : '–';
+  $('next-step').textContent = me && me.steps != null && me.steps_passed >= me.steps
+    ? 'nothing: every step passed'
+    : `challenge ${state.nextJ}`;
+  $('dev-presence').hidden = !w.presence?.software_authenticators_accepted;
   if (state.identity) {
     try {
       const s = await api('GET', `/v1/identities/${state.identity.id}`);
@@ -180,9 +191,19 @@ action('get', async () => {
   clearChallenge();
   $('verdict').hidden = true;
   await refresh();
-  const j = Number($('j').value);
+  const j = state.nextJ;
   const req = await P.signedRequest(state.identity, state.window.t, j);
-  const view = await api('POST', '/v1/challenges', req);
+  let view;
+  try {
+    view = await api('POST', '/v1/challenges', req);
+  } catch (e) {
+    if (e.code !== 'step_not_open' || !e.opensAt) throw e;
+    // The step opens later in the slot: say when, and fetch it then.
+    showVerdict(e.code, `The next step opens at ${clock(e.opensAt)}; it appears here then.`);
+    clearTimeout(state.waiting);
+    state.waiting = setTimeout(() => $('get').click(), Math.max(0, e.opensAt - now()) + 100);
+    return;
+  }
   if (!(await P.issuerSignatureValid(view.challenge))) {
     throw new ApiError('bad_issuer_signature', 'the challenge is not signed by its issuer; not answering it');
   }
@@ -204,7 +225,10 @@ action('get', async () => {
   tick();
 });
 
-const FINAL = ['already_accepted', 'challenge_expired', 'wrong_window', 'bad_issuer_signature'];
+// Rejections that leave the challenge unanswered (the answer never reached a verdict); every
+// other verdict is final: the first answer to a challenge counts, right or wrong.
+const NOT_JUDGED = ['malformed', 'message_too_large', 'answer_too_large', 'bad_identity_signature',
+  'unknown_challenge', 'issuer_unreachable', 'overloaded', 'internal'];
 
 async function send() {
   const c = state.challenge;
@@ -224,14 +248,14 @@ async function send() {
     const v = await api('POST', '/v1/responses', response);
     showVerdict(v.verdict, `Challenge ${v.j} of window ${v.window} (${v.family}) accepted.`);
     c.done = 'answered';
-    const next = v.j + 1;
-    if (next < state.window.challenges_per_window) $('j').value = String(next);
     await refresh();
   } catch (e) {
     if (!e.code) throw e;
     showVerdict(e.code, e.message);
-    // These end the challenge; after another rejection (a wrong answer) it can be answered again.
-    if (FINAL.includes(e.code)) c.done = e.code === 'challenge_expired' ? 'time is up' : 'answered';
+    if (!NOT_JUDGED.includes(e.code)) {
+      c.done = e.code === 'challenge_expired' ? 'time is up' : 'answered';
+      await refresh();
+    }
   } finally {
     c.sending = false;
     update();

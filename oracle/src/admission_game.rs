@@ -81,6 +81,17 @@ pub enum GameError {
 }
 
 impl GameError {
+    /// The game's own codes (an answer's rejection carries the family's code).
+    pub const CODES: &'static [&'static str] = &[
+        "unknown_session",
+        "session_expired",
+        "session_closed",
+        "wrong_endpoint",
+        "round_expired",
+        "overloaded",
+        "no_corpus",
+    ];
+
     /// The stable snake_case code.
     pub fn code(&self) -> &'static str {
         match self {

@@ -26,7 +26,8 @@ pub const DRAWN: &str = "cognitive";
 #[serde(from = "String", into = "String")]
 pub enum Step {
     /// A family drawn by the seed from the class's pool: its enabled families that no fixed
-    /// step names (without the visual ones for an identity that opted out of them).
+    /// step names, except factors bound to a credential (`presence`), which only a fixed step
+    /// asks for; without the visual ones for an identity that opted out of them.
     Drawn,
     /// This family.
     Family(String),
@@ -34,7 +35,11 @@ pub enum Step {
 
 impl From<String> for Step {
     fn from(s: String) -> Self {
-        if s == DRAWN { Step::Drawn } else { Step::Family(s) }
+        if s == DRAWN {
+            Step::Drawn
+        } else {
+            Step::Family(s)
+        }
     }
 }
 
@@ -52,8 +57,13 @@ impl From<Step> for String {
 pub struct WindowPolicy {
     /// The steps, in order; all must pass.
     pub steps: Vec<Step>,
-    /// Extra tries for honest slips: a failed or expired challenge uses one.
+    /// Extra tries for honest slips: a failed or expired challenge uses one (default 1).
+    #[serde(default = "one")]
     pub spares: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl WindowPolicy {
@@ -161,7 +171,10 @@ impl NetworkParams {
             .into_iter()
             .filter(|f| match step {
                 Step::Family(name) => f.name == *name,
-                Step::Drawn => !policy.names(&f.name),
+                Step::Drawn => {
+                    !policy.names(&f.name)
+                        && !registry.get(&f.name).is_some_and(|fam| fam.uses_passkeys())
+                }
             })
             .collect()
     }
@@ -173,10 +186,7 @@ impl NetworkParams {
         if policy.names(family) {
             Some(Step::Family(family.into()))
         } else {
-            policy
-                .steps
-                .contains(&Step::Drawn)
-                .then_some(Step::Drawn)
+            policy.steps.contains(&Step::Drawn).then_some(Step::Drawn)
         }
     }
 
@@ -226,10 +236,7 @@ impl NetworkParams {
             };
         }
         if policy.steps.len() > 16 || policy.spares > 16 {
-            return Err(crate::params::bad(
-                field,
-                "at most 16 steps and 16 spares",
-            ));
+            return Err(crate::params::bad(field, "at most 16 steps and 16 spares"));
         }
         for (i, step) in policy.steps.iter().enumerate() {
             if let Step::Family(name) = step {
@@ -317,9 +324,14 @@ mod tests {
     #[test]
     fn steps_serialise_as_their_config_words() {
         let p = policy(&["presence", "cognitive"], 1);
-        let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(json, r#"{"steps":["presence","cognitive"],"spares":1}"#);
-        assert_eq!(serde_json::from_str::<WindowPolicy>(&json).unwrap(), p);
+        let words: Vec<String> = p.steps.iter().cloned().map(String::from).collect();
+        assert_eq!(words, ["presence", "cognitive"]);
+        assert_eq!(p.steps[1], Step::Drawn);
+        let bytes = crate::codec::encode(&p);
+        assert_eq!(
+            crate::codec::decode::<WindowPolicy>(&bytes, 1024).unwrap(),
+            p
+        );
         assert!(p.names("presence") && !p.names("cognitive"));
         assert_eq!(p.tries(), 3);
     }

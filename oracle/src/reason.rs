@@ -139,7 +139,9 @@ pub enum Reason {
         tries: u32,
     },
     /// An answer faster than a person can give one.
-    #[error("answered {elapsed_ms} ms after issue, faster than the family's human minimum of {min_ms} ms")]
+    #[error(
+        "answered {elapsed_ms} ms after issue, faster than the family's human minimum of {min_ms} ms"
+    )]
     TooFast {
         /// Time from issue to receipt.
         elapsed_ms: u64,
@@ -324,7 +326,10 @@ mod tests {
         vec![
             Reason::Malformed(String::new()),
             Reason::MessageTooLarge { len: 2, limit: 1 },
-            Reason::UnknownVersion { got: 9, supported: 1 },
+            Reason::UnknownVersion {
+                got: 9,
+                supported: 1,
+            },
             Reason::UnknownFamily("x".into()),
             Reason::NoFamilyForClass(Class::Human),
             Reason::BeforeGenesis { genesis: 1 },
@@ -333,10 +338,20 @@ mod tests {
             Reason::UnknownChallenge,
             Reason::WrongWindow { t: 1, current: 2 },
             Reason::IndexOutOfRange { j: 9, k: 3 },
-            Reason::OutsideSlot { at: 1, slot_start: 2, slot_end: 3 },
-            Reason::ChallengeExpired { now: 2, deadline: 1 },
+            Reason::OutsideSlot {
+                at: 1,
+                slot_start: 2,
+                slot_end: 3,
+            },
+            Reason::ChallengeExpired {
+                now: 2,
+                deadline: 1,
+            },
             Reason::UnknownIdentity,
-            Reason::WrongClass { registered: Class::Agent, required: Class::Human },
+            Reason::WrongClass {
+                registered: Class::Agent,
+                required: Class::Human,
+            },
             Reason::BadIdentityKey,
             Reason::BadIdentitySignature,
             Reason::AlreadyAnswered,
@@ -345,16 +360,25 @@ mod tests {
             Reason::StepNotOpen { opens_at: 5 },
             Reason::StepsComplete,
             Reason::NoTriesLeft { tries: 4 },
-            Reason::TooFast { elapsed_ms: 1, min_ms: 2 },
+            Reason::TooFast {
+                elapsed_ms: 1,
+                min_ms: 2,
+            },
             Reason::AnswerTooLarge { len: 2, max: 1 },
             Reason::Answer(Reject::HashMismatch),
-            Reason::RegistrationFromFuture { created_at: 2, now: 1 },
+            Reason::RegistrationFromFuture {
+                created_at: 2,
+                now: 1,
+            },
             Reason::ClassConflict(Class::Agent),
             Reason::WindowNotClosed { t: 1, closes_at: 2 },
             Reason::ParamsMismatch,
             Reason::NotInCommittee(node),
             Reason::NoFamilyForProfile,
-            Reason::EnrolmentStale { created_at: 1, now: 2 },
+            Reason::EnrolmentStale {
+                created_at: 1,
+                now: 2,
+            },
             Reason::TooManyPasskeys { max: 4 },
             Reason::CredentialInUse,
         ]
@@ -381,7 +405,11 @@ mod tests {
         let samples = one_of_each();
         assert_eq!(samples.len() - 1, OWN_CODES.len(), "a row without a sample");
         for s in samples {
-            assert!(all.contains(&s.code()), "{} missing from the list", s.code());
+            assert!(
+                all.contains(&s.code()),
+                "{} missing from the list",
+                s.code()
+            );
             assert_eq!(Reason::http_status_of(s.code()), Some(s.http_status()));
             assert!((400..500).contains(&s.http_status()), "{}", s.code());
             assert!(!s.to_string().is_empty());

@@ -92,7 +92,11 @@ pub fn derive_challenge<'p>(
 }
 
 /// Generates the challenge of `seed` in the family of `config`.
-pub fn generate(registry: &Registry, config: &FamilyConfig, seed: &Seed) -> Result<Generated, Reason> {
+pub fn generate(
+    registry: &Registry,
+    config: &FamilyConfig,
+    seed: &Seed,
+) -> Result<Generated, Reason> {
     let family = registry
         .get(&config.name)
         .ok_or_else(|| Reason::UnknownFamily(config.name.clone()))?;

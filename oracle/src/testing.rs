@@ -3,8 +3,8 @@
 use ed25519_dalek::SigningKey;
 
 use crate::{
-    ClassPolicies, FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode, Step,
-    WindowPolicy,
+    ClassPolicies, FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode,
+    Step, WindowPolicy,
 };
 
 /// Genesis used by test parameters: 2023-11-14T22:13:20Z.

@@ -68,6 +68,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         name: "proof_of_work".into(),
         deadline: Duration::from_secs(30),
         difficulty: 2,
+        min_solve: None,
     }];
     let path = dir.path().join("bench.toml");
     config.save(&path)?;

@@ -37,7 +37,8 @@ pub enum ClientCommand {
         #[arg(long)]
         class: Class,
     },
-    /// Request this window's challenge, solve it, respond, and print the verdict as JSON.
+    /// Run this window's step sequence: request each challenge when it opens, solve it,
+    /// respond, and print each verdict as a JSON line; exits 0 when every step passed.
     Solve {
         /// Node URL.
         #[arg(long)]
@@ -45,9 +46,6 @@ pub enum ClientCommand {
         /// Identity key file.
         #[arg(long)]
         key: PathBuf,
-        /// Challenge index within the window.
-        #[arg(long, default_value_t = 0)]
-        j: u32,
         /// A command that reads the prompt as JSON on stdin and prints the answer on stdout.
         /// Without it, the family's built-in solver is used where there is one.
         #[arg(long)]
@@ -87,6 +85,9 @@ pub enum ClientCommand {
         /// fetched from the node, which then is trusted for the committee keys.
         #[arg(long)]
         params: Option<PathBuf>,
+        /// Require the identity to have been active as this class (`human` to gate people).
+        #[arg(long)]
+        class: Option<Class>,
     },
 }
 
@@ -110,9 +111,13 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Solve {
             node,
             key,
-            j,
             answer_cmd,
-        } => solve(&node, &key, j, answer_cmd.as_deref()),
+        } => {
+            if !solve(&node, &key, answer_cmd.as_deref())? {
+                std::process::exit(2);
+            }
+            Ok(())
+        }
         ClientCommand::Agent {
             node,
             answer_cmd,
@@ -135,7 +140,8 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             id,
             window,
             params,
-        } => proof(&node, &id, window, params),
+            class,
+        } => proof(&node, &id, window, params, class),
     }
 }
 
@@ -150,12 +156,8 @@ fn register(node: &str, key: &std::path::Path, class: Class) -> anyhow::Result<(
     Ok(())
 }
 
-fn solve(
-    node: &str,
-    key: &std::path::Path,
-    j: u32,
-    answer_cmd: Option<&str>,
-) -> anyhow::Result<()> {
+/// Runs the window's sequence; true when every step passed.
+fn solve(node: &str, key: &std::path::Path, answer_cmd: Option<&str>) -> anyhow::Result<bool> {
     let key = keyfile::read(key, KeyKind::IdentityKey)?;
     let id = IdentityId(key.verifying_key().to_bytes());
     let gw = Gateway::new(node);
@@ -163,34 +165,66 @@ fn solve(
     let t = window.body["t"]
         .as_u64()
         .context("the node did not report the current window")?;
-    let print_rejection = |code: &str, message: &str, family: Option<&str>| -> ! {
-        println!(
-            "{}",
-            json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j, "family": family })
-        );
-        std::process::exit(2)
-    };
-    let view: ChallengeView = match gw
-        .post("/v1/challenges", &SignedRequest::new(&key, t, j))?
-        .into_result()
-    {
-        Ok(v) => v,
-        Err((code, message)) => print_rejection(&code, &message, None),
-    };
-    let family = view.prompt.family.clone();
-    let answer = answer(&view, answer_cmd)?;
-    let response = Response::new(&key, view.challenge, answer);
-    match gw
-        .post("/v1/responses", &response)?
-        .into_result::<VerdictView>()
-    {
-        Ok(v) => println!(
-            "{}",
-            json!({ "verdict": v.verdict, "id": v.id, "window": v.window, "j": v.j, "family": v.family, "accepted_at": v.accepted_at })
-        ),
-        Err((code, message)) => print_rejection(&code, &message, Some(&family)),
+    let mut j = window.body["identity"]["next_j"].as_u64().unwrap_or(0) as u32;
+    let closes_at = window.body["closes_at"].as_u64().unwrap_or(0);
+    let line = |value: Value| println!("{value}");
+    let mut answered_any = false;
+    loop {
+        let reply = gw.post("/v1/challenges", &SignedRequest::new(&key, t, j))?;
+        let opens_at = reply.body["opens_at"].as_u64().unwrap_or(0);
+        let view: ChallengeView = match reply.into_result() {
+            Ok(v) => v,
+            Err((code, message)) => {
+                match code.as_str() {
+                    // Wait for the step's moment in the slot, then ask again.
+                    "step_not_open" => {
+                        let now = SystemClock.now();
+                        if opens_at == 0 || opens_at >= closes_at {
+                            line(
+                                json!({ "verdict": code, "message": message, "window": t, "j": j }),
+                            );
+                            return Ok(false);
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(
+                            opens_at.saturating_sub(now) + 50,
+                        ));
+                        continue;
+                    }
+                    "steps_complete" => {
+                        // Said only when this run answered nothing: the last verdict stands.
+                        if !answered_any {
+                            line(
+                                json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j }),
+                            );
+                        }
+                        return Ok(true);
+                    }
+                    _ => {
+                        line(
+                            json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j }),
+                        );
+                        return Ok(false);
+                    }
+                }
+            }
+        };
+        let family = view.prompt.family.clone();
+        let answer = answer(&view, answer_cmd)?;
+        let response = Response::new(&key, view.challenge, answer);
+        answered_any = true;
+        match gw
+            .post("/v1/responses", &response)?
+            .into_result::<VerdictView>()
+        {
+            Ok(v) => line(
+                json!({ "verdict": v.verdict, "id": v.id, "window": v.window, "j": v.j, "family": v.family, "accepted_at": v.accepted_at }),
+            ),
+            Err((code, message)) => line(
+                json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j, "family": family }),
+            ),
+        }
+        j += 1;
     }
-    Ok(())
 }
 
 fn answer(view: &ChallengeView, answer_cmd: Option<&str>) -> anyhow::Result<Vec<u8>> {
@@ -236,7 +270,13 @@ fn answer(view: &ChallengeView, answer_cmd: Option<&str>) -> anyhow::Result<Vec<
     })
 }
 
-fn proof(node: &str, id: &IdentityId, t: u64, params: Option<PathBuf>) -> anyhow::Result<()> {
+fn proof(
+    node: &str,
+    id: &IdentityId,
+    t: u64,
+    params: Option<PathBuf>,
+    class: Option<Class>,
+) -> anyhow::Result<()> {
     let gw = Gateway::new(node);
     let params: Value = match params {
         Some(path) => serde_json::from_slice(
@@ -255,11 +295,17 @@ fn proof(node: &str, id: &IdentityId, t: u64, params: Option<PathBuf>) -> anyhow
     };
     let verifier =
         LightVerifier::new(params.committee.clone(), params.quorum).with_params(params.digest());
-    match verifier.verify_membership(&view.certificate, id, &view.proof) {
-        Ok(()) => {
+    let checked = match class {
+        Some(class) => verifier
+            .verify_member_of_class(&view.certificate, id, class, &view.proof)
+            .map(|()| class),
+        None => verifier.verify_membership(&view.certificate, id, &view.proof),
+    };
+    match checked {
+        Ok(class) => {
             println!(
                 "{}",
-                json!({ "valid": true, "id": id, "window": t, "root": view.certificate.summary.root, "signers": view.certificate.signatures.len(), "active": view.certificate.summary.count })
+                json!({ "valid": true, "id": id, "class": class, "window": t, "root": view.certificate.summary.root, "signers": view.certificate.signatures.len(), "active": view.certificate.summary.count })
             );
             Ok(())
         }

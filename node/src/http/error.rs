@@ -18,25 +18,19 @@ pub struct ApiError {
     pub code: String,
     /// What happened and what to do.
     pub message: String,
+    /// For `step_not_open`: when to ask again (ms since the Unix epoch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opens_at: Option<u64>,
 }
 
-/// The HTTP status for a reason code.
+/// The HTTP status for a code: the core's table for its reason codes, then the gateway's own.
 pub fn status_of(code: &str) -> StatusCode {
+    if let Some(status) = Reason::http_status_of(code) {
+        return StatusCode::from_u16(status).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+    }
     match code {
-        "malformed"
-        | "message_too_large"
-        | "unknown_version"
-        | "index_out_of_range"
-        | "answer_too_large"
-        | "bad_identity_key"
-        | "bad_identity_signature"
-        | "bad_issuer_signature"
-        | "bad_request" => StatusCode::BAD_REQUEST,
-        "unknown_identity" | "unknown_challenge" | "not_found" | "no_certificate"
-        | "not_active" => StatusCode::NOT_FOUND,
-        "already_accepted" | "class_conflict" | "not_assigned_issuer" | "too_many_passkeys" => {
-            StatusCode::CONFLICT
-        }
+        "bad_request" => StatusCode::BAD_REQUEST,
+        "not_found" | "no_certificate" | "not_active" => StatusCode::NOT_FOUND,
         "issuer_unreachable" | "overloaded" => StatusCode::SERVICE_UNAVAILABLE,
         "internal" => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
@@ -50,6 +44,7 @@ impl ApiError {
             status: status_of(code),
             code: code.into(),
             message: message.into(),
+            opens_at: None,
         }
     }
 
@@ -70,7 +65,11 @@ impl ApiError {
 
 impl From<&Reason> for ApiError {
     fn from(r: &Reason) -> Self {
-        Self::new(r.code(), r.to_string())
+        let mut e = Self::new(r.code(), r.to_string());
+        if let Reason::StepNotOpen { opens_at } = r {
+            e.opens_at = Some(*opens_at);
+        }
+        e
     }
 }
 
@@ -82,7 +81,9 @@ impl From<Reason> for ApiError {
 
 impl From<Rejection> for ApiError {
     fn from(r: Rejection) -> Self {
-        Self::new(&r.code, r.message)
+        let mut e = Self::new(&r.code, r.message);
+        e.opens_at = r.opens_at;
+        e
     }
 }
 

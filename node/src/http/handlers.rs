@@ -207,12 +207,30 @@ pub async fn current_window(
             .map(parse_id)
             .transpose()?
             .unwrap_or(IdentityId([0; 32]));
-    let prev = t.checked_sub(1);
-    let prev_root = match prev {
-        Some(prev) => blocking(&state, move |o| o.ledger().certified_root(prev)).await?,
-        None => hco_oracle::Digest::ZERO,
+    let known_id = q.id.is_some();
+    let (slot, progress, class) = blocking(&state, move |o| {
+        let slot = o.slot(t, &id)?;
+        let class = o.ledger().identity(&id)?.map(|r| r.register.body.class);
+        let progress = if known_id {
+            Some(o.progress(t, &id)?)
+        } else {
+            None
+        };
+        Ok((slot, progress, class))
+    })
+    .await?;
+    let policy = |c: hco_challenges::Class| {
+        let w = p.policy(c);
+        json!({ "steps": w.steps, "spares": w.spares, "tries": w.tries() })
     };
-    let slot = p.slot(t, &id, &prev_root);
+    let identity = progress.map(|(issued, passed)| {
+        json!({
+            "class": class,
+            "next_j": issued,
+            "steps_passed": passed,
+            "steps": class.map(|c| p.policy(c).steps.len()),
+        })
+    });
     Ok(Json(json!({
         "t": t,
         "now": now,
@@ -221,22 +239,20 @@ pub async fn current_window(
         "closes_at": p.closes_at(t),
         "slot_mode": p.slot_mode,
         "slot": { "start": slot.start, "end": slot.end },
-        "challenges_per_window": p.challenges_per_window,
-        "solves_required": p.solves_required,
+        "policy": {
+            "human": policy(hco_challenges::Class::Human),
+            "agent": policy(hco_challenges::Class::Agent),
+        },
+        "identity": identity,
         "params_digest": p.digest(),
     })))
 }
 
 pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiResult<Json<Value>> {
     let p = state.node.oracle.params().clone();
-    let r = p.solves_required;
     let (active, summaries, cert) = blocking(&state, move |o| {
         let l = o.ledger();
-        Ok((
-            l.active_set(t, r)?.len(),
-            l.summaries(t)?,
-            l.certificate(t)?,
-        ))
+        Ok((o.active_set(t)?.len(), l.summaries(t)?, l.certificate(t)?))
     })
     .await?;
     Ok(Json(json!({

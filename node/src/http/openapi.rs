@@ -19,9 +19,27 @@ fn path_param(name: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "path", "required": true, "schema": schema })
 }
 
+/// Codes only the gateway produces.
+pub const GATEWAY_CODES: &[&str] = &[
+    "bad_request",
+    "not_found",
+    "no_certificate",
+    "not_active",
+    "issuer_unreachable",
+    "overloaded",
+    "internal",
+];
+
 /// The document.
 pub fn spec() -> Value {
     let t = path_param("t", json!({ "type": "integer", "minimum": 0 }));
+    // Every code a client can see: the core's table, the agent game's and the gateway's own.
+    let mut codes: Vec<&str> = hco_oracle::Reason::all_codes()
+        .chain(hco_oracle::admission_game::GameError::CODES.iter().copied())
+        .chain(GATEWAY_CODES.iter().copied())
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
     let id = path_param("id", hex(32));
     let errors = |extra: &[(&str, &str)]| {
         let mut m = serde_json::Map::new();
@@ -43,8 +61,16 @@ pub fn spec() -> Value {
     let mut challenge = errors(&[
         ("404", "unknown_identity"),
         (
+            "409",
+            "out_of_sequence, previous_step_unanswered, steps_complete, no_tries_left, not_assigned_issuer",
+        ),
+        (
             "422",
             "wrong_window, outside_slot, before_genesis, no_family_for_class",
+        ),
+        (
+            "425",
+            "step_not_open (the message and `opens_at` say when to ask again)",
         ),
         ("503", "issuer_unreachable"),
     ]);
@@ -57,10 +83,13 @@ pub fn spec() -> Value {
     );
     let mut respond = errors(&[
         ("404", "unknown_identity, unknown_challenge"),
-        ("409", "already_accepted"),
+        (
+            "409",
+            "already_answered (the first answer to a challenge, right or wrong, is final)",
+        ),
         (
             "422",
-            "challenge_expired, wrong_window, outside_slot, wrong_class, answer_mismatch, …",
+            "challenge_expired, wrong_window, outside_slot, wrong_class, too_fast, answer_mismatch, … (too_fast and the family's codes are final answers)",
         ),
         ("503", "issuer_unreachable, overloaded"),
     ]);
@@ -100,7 +129,7 @@ pub fn spec() -> Value {
             "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI" } } } }
         },
         "components": { "schemas": {
-            "Error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string" }, "message": { "type": "string" } } },
+            "Error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string", "enum": codes }, "message": { "type": "string" }, "opens_at": { "type": "integer", "description": "step_not_open only: when the challenge opens (ms since the Unix epoch)" } } },
             "SignedRegister": { "type": "object", "required": ["body", "sig"], "properties": {
                 "body": { "type": "object", "required": ["version", "id", "class", "created_at"], "properties": {
                     "version": { "type": "integer", "const": 1 }, "id": hex(32), "class": { "enum": ["human", "agent"] },

@@ -200,7 +200,7 @@ async fn a_round_trip_through_the_router() {
     let (status, again, _) = call(&h.app, "POST", "/v1/responses", json(&response)).await;
     assert_eq!(
         (status, again["code"].as_str()),
-        (StatusCode::CONFLICT, Some("already_accepted"))
+        (StatusCode::CONFLICT, Some("already_answered"))
     );
     let id = testing::identity_id(&agent);
     let (status, ident, _) = call(

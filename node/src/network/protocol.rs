@@ -68,6 +68,9 @@ pub struct Rejection {
     pub code: String,
     /// What went wrong.
     pub message: String,
+    /// For `step_not_open`: when the challenge opens.
+    #[serde(default)]
+    pub opens_at: Option<u64>,
 }
 
 impl From<&hco_oracle::Reason> for Rejection {
@@ -75,6 +78,10 @@ impl From<&hco_oracle::Reason> for Rejection {
         Self {
             code: r.code().into(),
             message: r.to_string(),
+            opens_at: match r {
+                hco_oracle::Reason::StepNotOpen { opens_at } => Some(*opens_at),
+                _ => None,
+            },
         }
     }
 }

@@ -13,18 +13,29 @@ use hco_challenges::{Class, Family, Generated, Registry};
 use hco_oracle::{IdentityId, NetworkParams, secret};
 use serde_json::{Value, json};
 
-use crate::support::{Browser, Single, get};
+use crate::support::{Browser, Single, get, post};
 
 const ENTER: &str = "\u{E007}";
 
-/// Challenges per identity per window on the test nodes.
-const CHALLENGES: u32 = 16;
+/// The human policy of the test nodes: `steps` steps (a single family fills the drawn ones, or
+/// names itself for presence) and one spare.
+fn policy(steps: usize, step: &str) -> String {
+    let list = vec![format!("\"{step}\""); steps].join(", ");
+    format!("[network.policy.human]\nsteps = [{list}]\nspares = 1\n")
+}
 
-/// A node whose human identities get only `family`, with that family's deadline.
-fn node_with(family: &str, deadline: &str) -> Single {
+/// A node whose human identities get only `family` in `steps` steps, with that family's
+/// deadline. The human-speed floor is off here (the page's flow is under test, not speed).
+fn node_with(family: &str, deadline: &str, steps: usize) -> Single {
+    let step = if family == "presence" {
+        family
+    } else {
+        "cognitive"
+    };
     Single::start(&format!(
-        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\nchallenges_per_window = {CHALLENGES}\n\
-         [[network.families]]\nname = \"{family}\"\ndeadline = \"{deadline}\"\ndifficulty = {}\n",
+        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\n{}\
+         [[network.families]]\nname = \"{family}\"\ndeadline = \"{deadline}\"\ndifficulty = {}\nmin_solve = \"0s\"\n",
+        policy(steps, step),
         Registry::builtin()
             .get(family)
             .unwrap_or_else(|| panic!("`{family}` is not in the registry"))
@@ -33,8 +44,14 @@ fn node_with(family: &str, deadline: &str) -> Single {
     ))
 }
 
-/// Regenerates challenge `(id, t, j)` as the node's issuer did.
-fn regenerate(node: &Single, id: &str, t: u64, j: u32) -> (Generated, std::sync::Arc<dyn Family>) {
+/// Regenerates challenge `(id, t, j)`, issued as `family`, as the node's issuer did.
+fn regenerate(
+    node: &Single,
+    id: &str,
+    t: u64,
+    j: u32,
+    family: &str,
+) -> (Generated, std::sync::Arc<dyn Family>) {
     let file: Value =
         serde_json::from_slice(&std::fs::read(node.dir.path().join("node.key")).unwrap()).unwrap();
     let seed: [u8; 32] = hex::decode(file["secret_key"].as_str().unwrap())
@@ -52,7 +69,7 @@ fn regenerate(node: &Single, id: &str, t: u64, j: u32) -> (Generated, std::sync:
     };
     let id: IdentityId = id.parse().unwrap();
     let (config, generated) =
-        hco_oracle::derive_challenge(&params, &registry, &w_t, profile, &id, t, j).unwrap();
+        hco_oracle::derive_challenge(&params, &registry, &w_t, profile, &id, t, j, family).unwrap();
     (generated, registry.get(&config.name).unwrap().clone())
 }
 
@@ -114,18 +131,39 @@ fn identity_and_register(b: &Browser, key: Option<&SigningKey>) -> String {
     id
 }
 
-/// Asks for challenge `j`; returns the window and the regenerated challenge.
+/// The index of the next challenge, as the page shows it.
+fn next_j(b: &Browser) -> u32 {
+    let text = wait_text(b, "#next-step", |t| t.starts_with("challenge "));
+    text["challenge ".len()..].parse().unwrap()
+}
+
+/// Asks for the next challenge; returns its index and the regenerated challenge.
 fn get_challenge(
     b: &Browser,
     node: &Single,
     id: &str,
-    j: u32,
-) -> (u64, Generated, std::sync::Arc<dyn Family>) {
-    b.fill("#j", &j.to_string());
+) -> (u32, Generated, std::sync::Arc<dyn Family>) {
+    let j = next_j(b);
+    b.script(
+        "document.getElementById('challenge').dataset.family = ''",
+        json!([]),
+    );
     b.click("#get:not([disabled])");
     b.wait_for("#challenge");
+    let family = wait_text(b, "#challenge[data-family]", |_| true);
+    let family = if family.is_empty() {
+        b.script(
+            "return document.getElementById('challenge').dataset.family",
+            json!([]),
+        )
+        .as_str()
+        .unwrap()
+        .to_owned()
+    } else {
+        family
+    };
     let t: u64 = b.text("#window-t").parse().unwrap();
-    let (generated, family) = regenerate(node, id, t, j);
+    let (generated, family) = regenerate(node, id, t, j, &family);
     assert_eq!(
         b.script(
             "return document.getElementById('prompt-text').textContent",
@@ -134,7 +172,7 @@ fn get_challenge(
         generated.prompt.text,
         "the page shows the prompt the issuer generated"
     );
-    (t, generated, family)
+    (j, generated, family)
 }
 
 /// Sends the typed answer and returns the verdict code the page shows.
@@ -215,7 +253,7 @@ fn check_narrow(b: &Browser, name: &str) {
 #[test]
 fn devnet_browser_arithmetic_round_trip_and_rejections() {
     let b = Browser::start();
-    let node = node_with("arithmetic_reasoning", "60s");
+    let node = node_with("arithmetic_reasoning", "60s", 1);
     open(&b, &node);
     check_digests(&b);
 
@@ -224,7 +262,8 @@ fn devnet_browser_arithmetic_round_trip_and_rejections() {
     let id = identity_and_register(&b, Some(&key));
     assert_eq!(id, hex::encode(key.verifying_key().to_bytes()));
 
-    let (_, generated, family) = get_challenge(&b, &node, &id, 0);
+    let (j, generated, family) = get_challenge(&b, &node, &id);
+    assert_eq!(j, 0);
     let right = reference(&generated, family.as_ref());
     assert_eq!(
         b.script(
@@ -235,28 +274,44 @@ fn devnet_browser_arithmetic_round_trip_and_rejections() {
     );
     let wrong = (right.parse::<i64>().unwrap() + 1).to_string();
     assert_eq!(send_text(&b, &wrong), "answer_mismatch");
-    // A rejection writes nothing: the same challenge can still be answered.
-    assert_eq!(send_text(&b, &right), "accepted");
-    screenshot(&b, "arithmetic_reasoning");
-    wait_text(&b, "#status", |t| t.starts_with("active"));
+    screenshot(&b, "arithmetic_reasoning_wrong");
+    // The first answer is final: the right one afterwards, signed by the same key, is refused.
+    let t: u64 = b.text("#window-t").parse().unwrap();
+    let (status, challenge) = post(
+        &node.url,
+        "/v1/challenges",
+        &hco_oracle::SignedRequest::new(&key, t, 0),
+    );
+    assert_eq!(status, 200, "{challenge}");
+    let signed: hco_oracle::SignedChallenge =
+        serde_json::from_value(challenge["challenge"].clone()).unwrap();
+    let again = hco_oracle::Response::new(&key, signed, right.clone().into_bytes());
+    let (status, body) = post(&node.url, "/v1/responses", &again);
     assert_eq!(
-        b.script("return document.getElementById('j').value", json!([])),
-        "1"
+        (status, body["code"].as_str()),
+        (409, Some("already_answered"))
     );
 
-    // Asking for challenge 0 again returns the same challenge; answering it again is a replay.
-    get_challenge(&b, &node, &id, 0);
-    assert_eq!(send_text(&b, &right), "already_accepted");
+    // The spare: the next challenge of the sequence, answered right.
+    let (j, generated, family) = get_challenge(&b, &node, &id);
+    assert_eq!(j, 1);
+    assert_eq!(
+        send_text(&b, &reference(&generated, family.as_ref())),
+        "accepted"
+    );
+    screenshot(&b, "arithmetic_reasoning");
+    wait_text(&b, "#status", |t| t.starts_with("active"));
+    wait_text(&b, "#next-step", |t| t.starts_with("nothing"));
     check_narrow(&b, "arithmetic_reasoning_phone");
 }
 
 #[test]
 fn devnet_browser_late_answer_is_expired() {
     let b = Browser::start();
-    let node = node_with("arithmetic_reasoning", "2s");
+    let node = node_with("arithmetic_reasoning", "2s", 1);
     open(&b, &node);
     let id = identity_and_register(&b, None);
-    let (_, generated, family) = get_challenge(&b, &node, &id, 0);
+    let (_, generated, family) = get_challenge(&b, &node, &id);
     wait_text(&b, "#countdown", |t| t == "time is up");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
@@ -270,16 +325,25 @@ fn devnet_browser_late_answer_is_expired() {
 fn devnet_browser_human_families() {
     let b = Browser::start();
     for name in ["interactive_reasoning", "visual_match", "attention"] {
-        let node = node_with(name, "60s");
+        // visual_match: steps until both of its modes (PIX and MATCHA) were played.
+        let steps = if name == "visual_match" { 12 } else { 1 };
+        let node = node_with(name, "60s", steps);
         open(&b, &node);
         let id = identity_and_register(&b, None);
-        for j in plays(&b, &node, &id, name) {
-            let (_, generated, family) = get_challenge(&b, &node, &id, j);
+        let mut modes_seen = std::collections::BTreeSet::new();
+        for _ in 0..steps {
+            if modes_seen.len() == 2 {
+                break;
+            }
+            let (_, generated, family) = get_challenge(&b, &node, &id);
             let data: Value = serde_json::from_slice(&generated.prompt.data).unwrap();
             let shot = match data["mode"].as_str() {
                 Some(mode) => format!("{name}_{mode}"),
                 None => name.to_owned(),
             };
+            if let Some(mode) = data["mode"].as_str() {
+                modes_seen.insert(mode.to_owned());
+            }
             let answer = reference(&generated, family.as_ref());
             match name {
                 "attention" => play_attention(&b, &data, &shot),
@@ -315,30 +379,6 @@ fn devnet_browser_human_families() {
     }
 }
 
-/// The challenges to play: one, or for `visual_match` one of each mode (PIX and MATCHA).
-fn plays(b: &Browser, node: &Single, id: &str, family: &str) -> Vec<u32> {
-    if family != "visual_match" {
-        return vec![0];
-    }
-    let t: u64 = b.text("#window-t").parse().unwrap();
-    let mode = |j| {
-        let data: Value =
-            serde_json::from_slice(&regenerate(node, id, t, j).0.prompt.data).unwrap();
-        data["mode"].as_str().unwrap().to_owned()
-    };
-    let modes: Vec<String> = (0..CHALLENGES).map(mode).collect();
-    ["pix", "matcha"]
-        .iter()
-        .map(|m| {
-            modes
-                .iter()
-                .position(|x| x == m)
-                .unwrap_or_else(|| panic!("no {m} challenge among {modes:?}")) as u32
-        })
-        .collect()
-}
-
-/// A screenshot of the challenge part of the page.
 fn screenshot(b: &Browser, name: &str) {
     b.script(
         "document.getElementById('challenge-h').scrollIntoView({ block: 'start' })",
@@ -467,7 +507,7 @@ fn clear_user_presence(b: &Browser) {
 fn devnet_browser_presence_with_a_virtual_authenticator() {
     let b = Browser::start();
     let authenticator = virtual_authenticator(&b);
-    let node = node_with("presence", "60s");
+    let node = node_with("presence", "60s", 1);
     open_localhost(&b, &node);
     let id = identity_and_register(&b, None);
     screenshot_section(&b, "passkey-h", "presence_enrol");
@@ -476,9 +516,9 @@ fn devnet_browser_presence_with_a_virtual_authenticator() {
     let stored = get(&node.url, &format!("/v1/identities/{id}/passkeys")).unwrap();
     assert_eq!(stored["passkeys"].as_array().unwrap().len(), 1, "{stored}");
 
-    // Presence missing: refused, and the challenge stays open.
+    // Presence missing: refused, and final for that challenge.
     record_responses(&b);
-    get_challenge(&b, &node, &id, 0);
+    get_challenge(&b, &node, &id);
     screenshot(&b, "presence");
     check_narrow(&b, "presence_phone");
     clear_user_presence(&b);
@@ -486,8 +526,10 @@ fn devnet_browser_presence_with_a_virtual_authenticator() {
     assert_eq!(verdict(&b), "user_presence_missing");
     screenshot(&b, "presence_user_presence_missing");
 
-    // With the authenticator as it is: accepted.
+    // The spare try, with the authenticator as it is: accepted.
     b.script("delete navigator.credentials.get", json!([]));
+    let (j, _, _) = get_challenge(&b, &node, &id);
+    assert_eq!(j, 1);
     b.click("#presence-go:not([disabled])");
     wait_text(&b, "#verdict-code", |t| t == "accepted");
     screenshot(&b, "presence_accepted");
@@ -500,22 +542,18 @@ fn devnet_browser_presence_with_a_virtual_authenticator() {
            .then((r) => r.json()).then((j) => done(j.code || j.verdict));",
         json!([]),
     );
-    assert_eq!(replayed, "already_accepted");
-    // And a fresh assertion for the same challenge through the page: also already accepted.
-    get_challenge(&b, &node, &id, 0);
-    b.click("#presence-go:not([disabled])");
-    assert_eq!(verdict(&b), "already_accepted");
+    assert_eq!(replayed, "already_answered");
 }
 
 #[test]
 fn devnet_browser_presence_late_assertion_is_expired() {
     let b = Browser::start();
     let authenticator = virtual_authenticator(&b);
-    let node = node_with("presence", "2s");
+    let node = node_with("presence", "2s", 1);
     open_localhost(&b, &node);
     let id = identity_and_register(&b, None);
     enrol_passkey(&b, &authenticator);
-    get_challenge(&b, &node, &id, 0);
+    get_challenge(&b, &node, &id);
     wait_text(&b, "#countdown", |t| t == "time is up");
     std::thread::sleep(Duration::from_millis(300));
     b.click("#presence-go:not([disabled])");
@@ -536,10 +574,11 @@ fn screenshot_section(b: &Browser, heading: &str, name: &str) {
 fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
     let b = Browser::start();
     let node = Single::start(&format!(
-        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\nchallenges_per_window = {CHALLENGES}\n\
+        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\n{}\
          [[network.families]]\nname = \"visual_match\"\ndeadline = \"60s\"\ndifficulty = 5\n\
          [[network.families]]\nname = \"attention\"\ndeadline = \"60s\"\ndifficulty = 2\n\
-         [[network.families]]\nname = \"interactive_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\n"
+         [[network.families]]\nname = \"interactive_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\nmin_solve = \"0s\"\n",
+        policy(6, "cognitive")
     ));
     open(&b, &node);
     b.click("#create");
@@ -551,8 +590,15 @@ fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
     let registered = get(&node.url, &format!("/v1/identities/{id}")).unwrap();
     assert_eq!(registered["visual_opt_out"], true, "{registered}");
     for j in 0..6 {
-        let (_, generated, _) = get_challenge(&b, &node, &id, j);
+        let (_, generated, family) = get_challenge(&b, &node, &id);
         assert_eq!(generated.prompt.family, "interactive_reasoning", "j = {j}");
+        // Each step answered, so the next one opens.
+        let answer = reference(&generated, family.as_ref());
+        let index = answer.as_bytes()[0] - b'A';
+        b.click(&format!("input[name='choice']:nth-of-type({})", index + 1));
+        b.click(&format!("input[name='choice'][value='{answer}']"));
+        b.click("#send");
+        assert_eq!(verdict(&b), "accepted", "j = {j}");
     }
     screenshot(&b, "visual_opt_out");
 }

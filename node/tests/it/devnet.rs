@@ -150,10 +150,10 @@ fn devnet_window_certificate_and_offline_proof() {
     assert!(ok, "{proof}");
     assert_eq!(proof["valid"], true);
     assert_eq!(proof["root"], root.as_str());
-    // The same answer again is a replay, and a stranger has no proof.
+    // The window's one step passed: nothing more to answer; and a stranger has no proof.
     let again = solve(&net, &agent, 1);
     assert!(
-        again["verdict"] == "already_accepted" || again["window"] != t,
+        again["verdict"] == "steps_complete" || again["window"] != t,
         "{again}"
     );
     let stranger = "11".repeat(32);

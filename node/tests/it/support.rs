@@ -183,11 +183,12 @@ pub fn next_window(base: &str) -> u64 {
     w["t"].as_u64().unwrap() + 1
 }
 
-/// Runs `hco` with args; returns exit success and stdout JSON.
+/// Runs `hco` with args; returns exit success and the last JSON line it printed.
 pub fn hco_json(args: &[&str]) -> (bool, Value) {
     let out = hco().args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    let last = stdout.trim().lines().last().unwrap_or("");
+    let v = serde_json::from_str(last).unwrap_or(Value::Null);
     (out.status.success(), v)
 }
 

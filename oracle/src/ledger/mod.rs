@@ -295,9 +295,11 @@ impl Ledger {
     /// racing for one credential cannot both enrol it.
     pub fn put_passkey(&self, record: &PasskeyRecord) -> Result<bool, LedgerError> {
         let id = record.enrolment.body.id;
-        let claimed = self
-            .credentials
-            .compare_and_swap(&record.credential_id, None::<&[u8]>, Some(&id.0[..]))?;
+        let claimed = self.credentials.compare_and_swap(
+            &record.credential_id,
+            None::<&[u8]>,
+            Some(&id.0[..]),
+        )?;
         if let Err(current) = claimed
             && current.current.as_deref() != Some(&id.0[..])
         {
@@ -311,7 +313,10 @@ impl Ledger {
     }
 
     /// The identity that enrolled the credential `credential_id`, if any.
-    pub fn credential_owner(&self, credential_id: &[u8]) -> Result<Option<IdentityId>, LedgerError> {
+    pub fn credential_owner(
+        &self,
+        credential_id: &[u8],
+    ) -> Result<Option<IdentityId>, LedgerError> {
         Ok(self
             .credentials
             .get(credential_id)?

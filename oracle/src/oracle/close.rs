@@ -24,7 +24,7 @@ impl Oracle {
         let mut out = Vec::new();
         let mut current: Option<(IdentityId, Vec<String>)> = None;
         let close = |entry: Option<(IdentityId, Vec<String>)>,
-                         out: &mut Vec<(IdentityId, Class)>|
+                     out: &mut Vec<(IdentityId, Class)>|
          -> Result<(), LedgerError> {
             let Some((id, families)) = entry else {
                 return Ok(());

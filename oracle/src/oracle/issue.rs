@@ -11,9 +11,7 @@ use crate::policy::{Outcome as StepOutcome, next_step};
 use crate::secret::{
     challenge_seed, check_issuer, derive_challenge, draw_family, generate, opening, window_secret,
 };
-use crate::{
-    Challenge, Digest, IdentityId, Reason, SignedChallenge, SignedRequest, Timestamp,
-};
+use crate::{Challenge, Digest, IdentityId, Reason, SignedChallenge, SignedRequest, Timestamp};
 
 use super::{Oracle, Outcome};
 
@@ -55,7 +53,13 @@ impl Oracle {
     }
 
     /// Issues the next challenge of the sequence, if `j` is next and may be issued now.
-    fn issue_next(&self, record: &IdentityRecord, t: u64, j: u32, now: Timestamp) -> Outcome<IssuedChallenge> {
+    fn issue_next(
+        &self,
+        record: &IdentityRecord,
+        t: u64,
+        j: u32,
+        now: Timestamp,
+    ) -> Outcome<IssuedChallenge> {
         let id = record.register.body.id;
         let profile = record.register.body.profile();
         let policy = self.params.policy(profile.class);
@@ -99,7 +103,15 @@ impl Oracle {
             Err(reason) => return Ok(Err(reason)),
         };
         let (config, generated) = generated;
-        let issued = self.sign_envelope(&id, t, j, &config.name, now, config.deadline_ms, generated.prompt);
+        let issued = self.sign_envelope(
+            &id,
+            t,
+            j,
+            &config.name,
+            now,
+            config.deadline_ms,
+            generated.prompt,
+        );
         let fresh = IssuedRecord {
             issued_at: now,
             deadline: issued.challenge.challenge.deadline,

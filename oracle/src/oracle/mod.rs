@@ -134,7 +134,10 @@ impl Oracle {
     /// The beacon that places the slots of window `t` (see [`slot_beacon`]). Cached once its
     /// inputs are final: certificates of `t − 1` and `t − 2` never change once stored.
     pub fn beacon(&self, t: u64) -> Result<Digest, LedgerError> {
-        let cached = *self.beacon_cache.lock().map_err(|_| LedgerError::Poisoned)?;
+        let cached = *self
+            .beacon_cache
+            .lock()
+            .map_err(|_| LedgerError::Poisoned)?;
         if let Some((_, beacon)) = cached.filter(|(ct, _)| *ct == t) {
             return Ok(beacon);
         }
@@ -144,7 +147,10 @@ impl Oracle {
             roots.iter().map(|(w, _)| *w).collect::<Vec<_>>() == [before + 1, before]
         });
         if last_two == Some(true) {
-            *self.beacon_cache.lock().map_err(|_| LedgerError::Poisoned)? = Some((t, beacon));
+            *self
+                .beacon_cache
+                .lock()
+                .map_err(|_| LedgerError::Poisoned)? = Some((t, beacon));
         }
         Ok(beacon)
     }
