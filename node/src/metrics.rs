@@ -47,6 +47,8 @@ pub struct Metrics {
     pub accepted: Family<FamilyLabel, Counter>,
     /// Requests and responses rejected, by reason and family.
     pub rejected: Family<RejectLabel, Counter>,
+    /// Answers judged wrong (or too fast) and recorded as final, by family.
+    pub answered_wrong: Family<FamilyLabel, Counter>,
     /// Seconds from receipt of a response to its durable verdict.
     pub verify_latency: Histogram,
     /// Identities active in the last summarized window.
@@ -74,6 +76,7 @@ impl Metrics {
             issued: Family::default(),
             accepted: Family::default(),
             rejected: Family::default(),
+            answered_wrong: Family::default(),
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
             active_identities: Gauge::default(),
             last_summarized_window: Gauge::default(),
@@ -95,6 +98,11 @@ impl Metrics {
             "rejections",
             "Requests and responses rejected, by reason code and family",
             m.rejected.clone(),
+        );
+        r.register(
+            "answers_final_wrong",
+            "Answers judged wrong or too fast, recorded as the final answer to their challenge",
+            m.answered_wrong.clone(),
         );
         r.register(
             "verify_latency_seconds",
@@ -148,6 +156,9 @@ impl Metrics {
                 family: (*family).into(),
             });
             let _ = self.accepted.get_or_create(&FamilyLabel {
+                family: (*family).into(),
+            });
+            let _ = self.answered_wrong.get_or_create(&FamilyLabel {
                 family: (*family).into(),
             });
         }

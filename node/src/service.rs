@@ -523,7 +523,17 @@ async fn batcher(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, Ver
                             .inc();
                         accepted.push(sealed.clone());
                     }
-                    Err(reason) => node.metrics.reject(reason.code(), Some(&family)),
+                    Err(reason) => {
+                        if reason.is_final_answer() {
+                            node.metrics
+                                .answered_wrong
+                                .get_or_create(&FamilyLabel {
+                                    family: family.clone(),
+                                })
+                                .inc();
+                        }
+                        node.metrics.reject(reason.code(), Some(&family));
+                    }
                 }
                 let _ = tx.send(verdict);
             }
