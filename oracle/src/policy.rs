@@ -98,12 +98,24 @@ impl WindowPolicy {
     }
 }
 
+/// One drawn step and one spare: the policy a config that names none gets.
+impl Default for WindowPolicy {
+    fn default() -> Self {
+        Self {
+            steps: vec![Step::Drawn],
+            spares: 1,
+        }
+    }
+}
+
 /// The policies of both classes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassPolicies {
     /// For people.
+    #[serde(default)]
     pub human: WindowPolicy,
     /// For agents.
+    #[serde(default)]
     pub agent: WindowPolicy,
 }
 
@@ -225,15 +237,15 @@ impl NetworkParams {
         let has_family = !self
             .families_for(Profile::new(class, false), registry)
             .is_empty();
+        // A class with no enabled family is not served at all; its policy is not used.
+        if !has_family {
+            return Ok(());
+        }
         if policy.steps.is_empty() {
-            return if has_family {
-                Err(crate::params::bad(
-                    format!("{field}.steps"),
-                    "list at least one step (a family name or \"cognitive\")",
-                ))
-            } else {
-                Ok(())
-            };
+            return Err(crate::params::bad(
+                format!("{field}.steps"),
+                "list at least one step (a family name or \"cognitive\")",
+            ));
         }
         if policy.steps.len() > 16 || policy.spares > 16 {
             return Err(crate::params::bad(field, "at most 16 steps and 16 spares"));

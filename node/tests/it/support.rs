@@ -215,7 +215,14 @@ impl Single {
         std::fs::write(&path, config).unwrap();
         let pid = spawn_node(&path, &dir.path().join("node.log"));
         let url = format!("http://127.0.0.1:{http}");
-        wait_until(Duration::from_secs(20), || get(&url, "/healthz").is_some());
+        let start = std::time::Instant::now();
+        while get(&url, "/healthz").is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let log = std::fs::read_to_string(dir.path().join("node.log")).unwrap_or_default();
+                panic!("the node did not become healthy in 20 s; its log:\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         Self { dir, url, pid }
     }
 }

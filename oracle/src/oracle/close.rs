@@ -19,7 +19,8 @@ use super::{Oracle, Outcome};
 
 impl Oracle {
     /// The active set of window `t`: every identity whose accepted challenges pass every step
-    /// of its class's policy, with that class, sorted by identity.
+    /// of its class's policy, with that class (the class of the families it answered), sorted
+    /// by identity.
     pub fn active_set(&self, t: u64) -> Result<Vec<(IdentityId, Class)>, LedgerError> {
         let mut out = Vec::new();
         let mut current: Option<(IdentityId, Vec<String>)> = None;
@@ -29,13 +30,22 @@ impl Oracle {
             let Some((id, families)) = entry else {
                 return Ok(());
             };
-            if let Some(profile) = self.profile_of(&id)?
+            // The class comes from the families answered (each family admits one class; the
+            // issuer checked the registration), so a member that missed a registration's gossip
+            // still computes the same set.
+            let mut classes = families
+                .iter()
+                .map(|f| self.registry.get(f).map(|family| family.class()));
+            let Some(Some(class)) = classes.next() else {
+                return Ok(());
+            };
+            if classes.all(|c| c == Some(class))
                 && self
                     .params
-                    .policy(profile.class)
+                    .policy(class)
                     .covered_by(families.iter().map(String::as_str))
             {
-                out.push((id, profile.class));
+                out.push((id, class));
             }
             Ok(())
         };
