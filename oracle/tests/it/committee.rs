@@ -42,7 +42,11 @@ fn window_to_certificate_to_offline_proof_to_audit() {
     }
     spread(&net, 0);
     for o in &net.oracles {
-        assert_eq!(o.ledger().active_set(0, 1).unwrap().len(), 12);
+        let active = o.active_set(0).unwrap();
+        assert_eq!(active.len(), 12);
+        // Each identity is active with its class: the ten agents and two of the humans.
+        let humans_active = active.iter().filter(|(_, c)| *c == Class::Human).count();
+        assert_eq!(humans_active, 2);
     }
     // Summaries cannot be signed while the window is open.
     let early = net.oracles[0]
@@ -70,7 +74,36 @@ fn window_to_certificate_to_offline_proof_to_audit() {
     let member = hco_oracle::IdentityId(agents[0].verifying_key().to_bytes());
     let (cert_again, proof) = net.oracles[2].membership(0, &member).unwrap().unwrap();
     assert_eq!(cert_again, cert);
-    verifier.verify_membership(&cert, &member, &proof).unwrap();
+    // The certified leaf names the class: the proof says "active as an agent".
+    assert_eq!(
+        verifier.verify_membership(&cert, &member, &proof).unwrap(),
+        Class::Agent
+    );
+    verifier
+        .verify_member_of_class(&cert, &member, Class::Agent, &proof)
+        .unwrap();
+    assert_eq!(
+        verifier
+            .verify_member_of_class(&cert, &member, Class::Human, &proof)
+            .unwrap_err()
+            .code(),
+        "wrong_class"
+    );
+    // A proof whose class was rewritten does not verify: the class is in the leaf.
+    let mut relabelled = proof.clone();
+    relabelled.class = Class::Human;
+    assert_eq!(
+        verifier
+            .verify_membership(&cert, &member, &relabelled)
+            .unwrap_err()
+            .code(),
+        "not_included"
+    );
+    let person = hco_oracle::IdentityId(humans[0].verifying_key().to_bytes());
+    let (_, person_proof) = net.oracles[1].membership(0, &person).unwrap().unwrap();
+    verifier
+        .verify_member_of_class(&cert, &person, Class::Human, &person_proof)
+        .unwrap();
     // The proof does not transfer to an identity that was not active.
     let idle = hco_oracle::IdentityId(humans[4].verifying_key().to_bytes());
     assert!(net.oracles[0].membership(0, &idle).unwrap().is_none());
@@ -160,8 +193,13 @@ fn audit_catches_an_issuer_that_accepts_wrong_or_late_answers() {
         response: Response::new(&human, issued.challenge.clone(), wrong),
         accepted_at: now + 1_000,
     };
+    // Challenge 1 is issued once challenge 0 expired (the sealed wrong answer above never
+    // went through this issuer's verification, so its ledger does not know it as answered).
     let issued_j1 = oracle
-        .issue(&SignedRequest::new(&human, 0, 1), now)
+        .issue(
+            &SignedRequest::new(&human, 0, 1),
+            issued.challenge.challenge.deadline + 1,
+        )
         .unwrap()
         .unwrap();
     let late_acceptance = Acceptance {

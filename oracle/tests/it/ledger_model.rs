@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hco_challenges::Class;
-use hco_oracle::ledger::{IdentityRecord, IssuedRecord};
+use hco_oracle::ledger::{AnsweredRecord, IdentityRecord, IssuedRecord};
 use hco_oracle::{
     Acceptance, Challenge, Digest, IdentityId, Ledger, NodeId, Response, Sig, SignedChallenge,
     SignedRegister, VERSION, seal_batch, testing,
@@ -13,8 +13,20 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 enum Op {
     Register(u8),
-    Issue { t: u64, who: u8, j: u32, at: u64 },
+    Issue {
+        t: u64,
+        who: u8,
+        j: u32,
+        at: u64,
+    },
     Accept(Vec<(u64, u8, u32)>),
+    /// A wrong answer's marker (the first answer is final).
+    Answer {
+        t: u64,
+        who: u8,
+        j: u32,
+        at: u64,
+    },
     Prune(u64),
     Reopen,
 }
@@ -29,6 +41,12 @@ fn op() -> impl Strategy<Value = Op> {
             at
         }),
         prop::collection::vec((0u64..6, 0u8..6, 0u32..3), 1..6).prop_map(Op::Accept),
+        (0u64..6, 0u8..6, 0u32..3, 0u64..1000).prop_map(|(t, who, j, at)| Op::Answer {
+            t,
+            who,
+            j,
+            at
+        }),
         (0u64..7).prop_map(Op::Prune),
         Just(Op::Reopen),
     ]
@@ -66,6 +84,7 @@ struct Model {
     identities: BTreeSet<u8>,
     issued: BTreeMap<(u64, u8, u32), u64>,
     accepted: BTreeSet<(u64, u8, u32)>,
+    answered: BTreeMap<(u64, u8, u32), u64>,
 }
 
 proptest! {
@@ -87,7 +106,7 @@ proptest! {
                     model.identities.insert(who);
                 }
                 Op::Issue { t, who, j, at } => {
-                    let rec = IssuedRecord { issued_at: at, family: "f".into(), challenge_id: Digest::ZERO, sig: Sig([0; 64]) };
+                    let rec = IssuedRecord { issued_at: at, deadline: at + 10, family: "f".into(), challenge_id: Digest::ZERO, sig: Sig([0; 64]) };
                     let kept = l.put_issued(t, &id(who), j, &rec).unwrap();
                     let expected = *model.issued.entry((t, who, j)).or_insert(at);
                     prop_assert_eq!(kept.issued_at, expected);
@@ -106,10 +125,17 @@ proptest! {
                     l.make_durable().unwrap();
                     model.accepted.extend(items);
                 }
+                Op::Answer { t, who, j, at } => {
+                    let marker = AnsweredRecord { answered_at: at, code: "answer_mismatch".into() };
+                    let stored = l.mark_answered(t, &id(who), j, &marker).unwrap();
+                    prop_assert_eq!(stored, !model.answered.contains_key(&(t, who, j)));
+                    model.answered.entry((t, who, j)).or_insert(at);
+                }
                 Op::Prune(before) => {
                     l.prune_before(before).unwrap();
                     model.issued.retain(|(t, _, _), _| *t >= before);
                     model.accepted.retain(|(t, _, _)| *t >= before);
+                    model.answered.retain(|(t, _, _), _| *t >= before);
                 }
                 Op::Reopen => {
                     drop(ledger.take());
@@ -123,18 +149,24 @@ proptest! {
                     for j in 0..3 {
                         prop_assert_eq!(l.issued(t, &id(who), j).unwrap().map(|r| r.issued_at), model.issued.get(&(t, who, j)).copied());
                         prop_assert_eq!(l.is_accepted(t, &id(who), j).unwrap(), model.accepted.contains(&(t, who, j)));
+                        // The first marker is kept; answered means accepted or marked.
+                        prop_assert_eq!(l.answered(t, &id(who), j).unwrap().map(|r| r.answered_at), model.answered.get(&(t, who, j)).copied());
+                        prop_assert_eq!(
+                            l.is_answered(t, &id(who), j).unwrap(),
+                            model.accepted.contains(&(t, who, j)) || model.answered.contains_key(&(t, who, j))
+                        );
                     }
                 }
             }
             for t in 0..6 {
-                for r in 1..=2u32 {
-                    let mut expected: Vec<IdentityId> = (0u8..6)
-                        .filter(|who| model.accepted.iter().filter(|(tt, w, _)| *tt == t && w == who).count() as u32 >= r)
-                        .map(id)
-                        .collect();
-                    expected.sort();
-                    prop_assert_eq!(l.active_set(t, r).unwrap(), expected);
-                }
+                // Accepted challenges per identity (what the active set is derived from).
+                let mut expected: Vec<(IdentityId, u32)> = (0u8..6)
+                    .map(|who| (id(who), model.accepted.iter().filter(|(tt, w, _)| *tt == t && *w == who).count() as u32))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                expected.sort();
+                prop_assert_eq!(l.accepted_counts(t).unwrap(), expected);
+                prop_assert_eq!(l.answered_count(t), model.answered.keys().filter(|(tt, _, _)| *tt == t).count());
                 // Paging through a window's keys, two at a time, gives the whole window.
                 let mut paged = Vec::new();
                 let mut after = None;

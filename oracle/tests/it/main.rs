@@ -3,6 +3,7 @@
 
 mod committee;
 mod ledger_model;
+mod policy;
 mod presence;
 mod rejections;
 mod rules_property;

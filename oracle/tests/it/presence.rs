@@ -1,28 +1,40 @@
 //! The presence family through the oracle: a passkey enrolled by the identity, assertions bound
-//! to the challenge id, the counter moving under the commit lock, replays, the audit; and the
-//! visual opt-out.
+//! to the challenge id, the counter moving under the commit lock, replays (the first answer to a
+//! challenge is final), the audit; and the visual opt-out.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::presence::{MAX_PASSKEYS, SoftAuthenticator};
 use hco_challenges::{Class, Registry};
 use hco_oracle::{
-    FamilyConfig, IssuedChallenge, Oracle, Profile, Response, SignedEnrolment, SignedRegister,
-    SignedRequest, testing,
+    FamilyConfig, IssuedChallenge, NetworkParams, Oracle, Profile, Response, SignedEnrolment,
+    SignedRegister, SignedRequest, Step, WindowPolicy, testing,
 };
 
 use crate::support::Net;
 
 const ORIGIN: &str = "http://localhost:8080";
 
+/// Presence as the only family: people run `spares + 1` tries of one presence step per window,
+/// agents have nothing to run.
+fn presence_only(p: &mut NetworkParams, spares: u32) {
+    p.families = vec![FamilyConfig {
+        name: "presence".into(),
+        deadline_ms: 20_000,
+        difficulty: 1,
+        min_solve_ms: 0,
+    }];
+    p.policies.human = WindowPolicy {
+        steps: vec![Step::Family("presence".into())],
+        spares,
+    };
+    p.policies.agent = WindowPolicy {
+        steps: Vec::new(),
+        spares: 0,
+    };
+}
+
 fn presence_net() -> Net {
-    Net::with(1, |p| {
-        p.challenges_per_window = 8;
-        p.families = vec![FamilyConfig {
-            name: "presence".into(),
-            deadline_ms: 20_000,
-            difficulty: 1,
-        }];
-    })
+    Net::with(1, |p| presence_only(p, 3))
 }
 
 fn enrol(
@@ -42,7 +54,11 @@ fn enrol(
 }
 
 fn issue(o: &Oracle, key: &SigningKey, j: u32, now: u64) -> IssuedChallenge {
-    o.issue(&SignedRequest::new(key, 0, j), now)
+    issue_in(o, key, 0, j, now)
+}
+
+fn issue_in(o: &Oracle, key: &SigningKey, t: u64, j: u32, now: u64) -> IssuedChallenge {
+    o.issue(&SignedRequest::new(key, t, j), now)
         .unwrap()
         .unwrap()
 }
@@ -88,77 +104,103 @@ fn presence_end_to_end_with_replays_counters_and_audit() {
     let o = &net.oracles[0];
     let now = net.start(0) + 1_000;
     let person = testing::key(20);
+    let id = testing::identity_id(&person);
     net.register(&person, Class::Human, now);
     let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
 
-    // Before enrolment nothing can pass.
+    // Before enrolment nothing can pass, and that first answer is final.
     let first = issue(o, &person, 0, now);
     assert_eq!(first.prompt.family, "presence");
     assert_eq!(
         verdict(o, &person, &first, b"{}".to_vec(), now),
         "no_passkey_enrolled"
     );
-
+    assert_eq!(
+        o.ledger().answered(0, &id, 0).unwrap().unwrap().code,
+        "no_passkey_enrolled"
+    );
     enrol(o, &person, &mut soft, now).unwrap();
     let a0 = assertion(o, &mut soft, &person, &first);
-    // Early-made assertions for other challenges, to replay out of order below.
-    let second = issue(o, &person, 1, now);
-    let a1_early = assertion(o, &mut soft, &person, &second);
-    let third = issue(o, &person, 2, now);
-    let a2 = assertion(o, &mut soft, &person, &third);
-
-    // j=0's assertion answers only j=0.
-    assert_eq!(
-        verdict(o, &person, &second, a0.clone(), now),
-        "assertion_challenge_mismatch"
-    );
     assert_eq!(
         verdict(o, &person, &first, a0.clone(), now + 10),
+        "already_answered"
+    );
+
+    // j=0's assertion answers only j=0: on j=1 it is a wrong (and final) answer.
+    let second = issue(o, &person, 1, now + 20);
+    assert_eq!(
+        verdict(o, &person, &second, a0, now + 30),
+        "assertion_challenge_mismatch"
+    );
+    let a1 = assertion(o, &mut soft, &person, &second);
+    assert_eq!(
+        verdict(o, &person, &second, a1, now + 40),
+        "already_answered"
+    );
+
+    // Late: refused before it is judged, nothing stored; the expiry uses a try.
+    let third = issue(o, &person, 2, now + 50);
+    let late = assertion(o, &mut soft, &person, &third);
+    let expired = third.challenge.challenge.deadline + 1;
+    assert_eq!(
+        verdict(o, &person, &third, late, expired),
+        "challenge_expired"
+    );
+    assert!(!o.ledger().is_answered(0, &id, 2).unwrap());
+
+    // The last try: accepted, then replays of the same assertion or a new one are refused.
+    let fourth = issue(o, &person, 3, expired);
+    let a3 = assertion(o, &mut soft, &person, &fourth);
+    assert_eq!(
+        verdict(o, &person, &fourth, a3.clone(), expired + 10),
         "accepted"
     );
-    // The same assertion again, and a new one for the accepted challenge: replays.
     assert_eq!(
-        verdict(o, &person, &first, a0.clone(), now + 20),
-        "already_accepted"
+        verdict(o, &person, &fourth, a3, expired + 20),
+        "already_answered"
     );
-    let again = assertion(o, &mut soft, &person, &first);
+    let again = assertion(o, &mut soft, &person, &fourth);
     assert_eq!(
-        verdict(o, &person, &first, again, now + 20),
-        "already_accepted"
+        verdict(o, &person, &fourth, again, expired + 20),
+        "already_answered"
     );
-    // j=2's assertion (higher counter) first, then j=1's older one: its counter went back.
-    assert_eq!(verdict(o, &person, &third, a2, now + 30), "accepted");
-    let stored = o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter;
+    assert_eq!(o.active_set(0).unwrap(), vec![(id, Class::Human)]);
+
+    // A counter that went back: an assertion made for window 1's challenge, held back while a
+    // newer one is accepted in window 2, then sent (window 1 is still in its grace period).
+    let w1 = issue_in(o, &person, 1, 0, net.start(2) - 5_000);
+    let held = assertion(o, &mut soft, &person, &w1);
+    let w2 = issue_in(o, &person, 2, 0, net.start(2));
+    let newer = assertion(o, &mut soft, &person, &w2);
     assert_eq!(
-        verdict(o, &person, &second, a1_early, now + 40),
+        verdict(o, &person, &w2, newer, net.start(2) + 10),
+        "accepted"
+    );
+    let stored = o.passkeys(&id).unwrap()[0].counter;
+    assert_eq!(
+        verdict(o, &person, &w1, held, net.start(2) + 20),
         "counter_not_increased"
     );
-    // Nothing was written by the rejection: the counter is unchanged, j=1 still open.
+    // The counter is unchanged; the rejection was a judged answer, so it is final.
+    assert_eq!(o.passkeys(&id).unwrap()[0].counter, stored);
+    let fresh = assertion(o, &mut soft, &person, &w1);
     assert_eq!(
-        o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter,
-        stored
-    );
-    let fresh = assertion(o, &mut soft, &person, &second);
-    assert_eq!(verdict(o, &person, &second, fresh, now + 50), "accepted");
-
-    // Late.
-    let fourth = issue(o, &person, 3, now);
-    let late = assertion(o, &mut soft, &person, &fourth);
-    assert_eq!(
-        verdict(o, &person, &fourth, late, now + 20_001),
-        "challenge_expired"
+        verdict(o, &person, &w1, fresh, net.start(2) + 30),
+        "already_answered"
     );
 
     // After the window, the audit re-checks every assertion against the enrolled passkey.
-    let closed = net.params.closes_at(0);
-    let reveal = o.reveal(0, closed).unwrap().unwrap();
-    o.add_reveal(&reveal, closed).unwrap().unwrap();
-    let report = o.audit(0).unwrap();
-    assert_eq!(
-        (report.checked, report.findings.len()),
-        (3, 0),
-        "{report:?}"
-    );
+    for t in [0, 2] {
+        let closed = net.params.closes_at(t);
+        let reveal = o.reveal(t, closed).unwrap().unwrap();
+        o.add_reveal(&reveal, closed).unwrap().unwrap();
+        let report = o.audit(t).unwrap();
+        assert_eq!(
+            (report.checked, report.findings.len()),
+            (1, 0),
+            "{report:?}"
+        );
+    }
 }
 
 #[test]
@@ -225,8 +267,13 @@ fn enrolment_is_checked_and_bounded() {
 
 #[test]
 fn a_visual_opt_out_draws_only_non_visual_families() {
+    // One drawn step with 15 spares: sixteen draws per window, each after the previous one was
+    // answered (wrong, to move on).
     let both = Net::with(1, |p| {
-        p.challenges_per_window = 16;
+        p.policies.human = WindowPolicy {
+            steps: vec![Step::Drawn],
+            spares: 15,
+        };
         p.families = ["visual_match", "attention", "interactive_reasoning"]
             .into_iter()
             .map(|name| FamilyConfig {
@@ -237,6 +284,7 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
                     .unwrap()
                     .default_params()
                     .difficulty,
+                min_solve_ms: 0,
             })
             .collect();
     });
@@ -256,7 +304,13 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
         .unwrap();
     let drawn = |key: &SigningKey| -> Vec<String> {
         (0..16)
-            .map(|j| issue(o, key, j, now).prompt.family)
+            .map(|j| {
+                let issued = issue(o, key, j, now);
+                let wrong = Response::new(key, issued.challenge.clone(), b"?".to_vec());
+                let reason = o.verify_response(&wrong, now).unwrap().unwrap_err();
+                assert!(reason.is_final_answer(), "{reason}");
+                issued.prompt.family
+            })
             .collect()
     };
     assert!(drawn(&opted).iter().all(|f| f == "interactive_reasoning"));
@@ -265,7 +319,7 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
         sighted_draws.iter().any(|f| f != "interactive_reasoning"),
         "{sighted_draws:?}"
     );
-    // The opt-out keeps k and r: the same number of challenges and solves per window.
+    // The opt-out keeps the policy: the same steps and tries per window.
     assert!(
         !Registry::builtin()
             .get("interactive_reasoning")
@@ -282,6 +336,7 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
                 .unwrap()
                 .default_params()
                 .difficulty,
+            min_solve_ms: 0,
         }];
     });
     let o = &visual_only.oracles[0];
@@ -294,13 +349,7 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
 
 #[test]
 fn counters_move_on_every_node_that_records_the_acceptance() {
-    let net = Net::with(2, |p| {
-        p.families = vec![FamilyConfig {
-            name: "presence".into(),
-            deadline_ms: 20_000,
-            difficulty: 1,
-        }];
-    });
+    let net = Net::with(2, |p| presence_only(p, 1));
     let now = net.start(0) + 1_000;
     let person = testing::key(23);
     net.register(&person, Class::Human, now);

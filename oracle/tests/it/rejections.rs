@@ -1,4 +1,6 @@
-//! Every rejection of §5.4 has its stable code, and a rejected request or response writes nothing.
+//! Every rejection of §5.4 has its stable code. A rejected request, and a response refused before
+//! its answer is judged, write nothing; a judged wrong answer is final and leaves only its
+//! answered-marker.
 
 use hco_challenges::Class;
 use hco_oracle::{
@@ -8,13 +10,14 @@ use hco_oracle::{
 use crate::support::{Net, solve};
 
 /// Records in every window tree of every node, to show that rejections leave no state.
-fn footprint(net: &Net) -> Vec<(usize, usize)> {
+fn footprint(net: &Net) -> Vec<(usize, usize, usize)> {
     net.oracles
         .iter()
         .map(|o| {
             (
                 o.ledger().identity_count(),
                 o.ledger().accepted_keys(0).unwrap().len(),
+                o.ledger().answered_count(0),
             )
         })
         .collect()
@@ -100,14 +103,22 @@ fn re_requests_return_the_same_challenge_and_deadline() {
         .unwrap();
     assert_eq!(first, again);
     assert_eq!(again.challenge.challenge.issued_at, now);
+    // The next index is issued once the first expired (it is a try used), and differs.
+    let expired = first.challenge.challenge.deadline + 1;
     let other_j = o
-        .issue(&SignedRequest::new(&agent, 0, 1), now)
+        .issue(&SignedRequest::new(&agent, 0, 1), expired)
         .unwrap()
         .unwrap();
     assert_ne!(
         first.challenge.challenge.challenge_id(),
         other_j.challenge.challenge.challenge_id()
     );
+    // The first is still returned as it was issued.
+    let later = o
+        .issue(&SignedRequest::new(&agent, 0, 0), expired)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first, later);
 }
 
 #[test]
@@ -150,6 +161,7 @@ fn responses_are_rejected_in_order_with_codes_and_leave_no_state() {
     version.version = 9;
 
     let before = footprint(&net);
+    // Refused before the answer is judged: nothing is stored, the challenge stays open.
     let cases = [
         (bad_issuer_sig, now + 10, "bad_issuer_signature"),
         (
@@ -162,7 +174,6 @@ fn responses_are_rejected_in_order_with_codes_and_leave_no_state() {
         (bad_identity_sig, now + 10, "bad_identity_signature"),
         (stolen, now + 10, "bad_identity_signature"),
         (unsigned_stranger, now + 10, "unknown_challenge"),
-        (wrong, now + 10, "answer_mismatch"),
         (huge, now + 10, "answer_too_large"),
         (version, now + 10, "unknown_version"),
     ];
@@ -171,25 +182,68 @@ fn responses_are_rejected_in_order_with_codes_and_leave_no_state() {
         assert_eq!(reason.code(), code, "{reason}");
     }
     assert_eq!(footprint(&net), before, "a rejection wrote state");
+    let id = testing::identity_id(&human);
+    assert!(!o.ledger().is_answered(0, &id, 0).unwrap());
 
-    // The right answer in time is accepted once; the second time it is a replay, even if the
-    // first was wrong before.
+    // A wrong answer is judged: it is final, and only its answered-marker is stored. The right
+    // answer afterwards is `already_answered`; the size check still comes first.
+    assert_eq!(
+        o.verify_response(&wrong, now + 10)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "answer_mismatch"
+    );
+    let marker = o.ledger().answered(0, &id, 0).unwrap().unwrap();
+    assert_eq!(
+        (marker.answered_at, marker.code.as_str()),
+        (now + 10, "answer_mismatch")
+    );
+    assert_eq!(
+        o.verify_response(&good, now + 20)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "already_answered"
+    );
+    let huge_again = Response::new(&human, issued.challenge.clone(), vec![b'1'; 5000]);
+    assert_eq!(
+        o.verify_response(&huge_again, now + 20)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "answer_too_large"
+    );
+    let (identities, accepted, _) = before[0];
+    assert_eq!(footprint(&net), vec![(identities, accepted, 1)]);
+
+    // The spare try: the right answer in time is accepted once; the second time, and any
+    // other answer after it, is `already_answered`.
+    let spare = o
+        .issue(&SignedRequest::new(&human, 0, 1), now + 30)
+        .unwrap()
+        .unwrap();
+    let good = Response::new(&human, spare.challenge.clone(), solve(o, &spare));
+    let deadline = spare.challenge.challenge.deadline;
     o.verify_response(&good, deadline).unwrap().unwrap();
     assert_eq!(
         o.verify_response(&good, deadline)
             .unwrap()
             .unwrap_err()
             .code(),
-        "already_accepted"
+        "already_answered"
     );
-    let wrong_replay = Response::new(&human, issued.challenge.clone(), b"0".to_vec());
+    let wrong_replay = Response::new(&human, spare.challenge.clone(), b"0".to_vec());
     assert_eq!(
         o.verify_response(&wrong_replay, deadline)
             .unwrap()
             .unwrap_err()
             .code(),
-        "already_accepted"
+        "already_answered"
     );
+    // An acceptance leaves no marker: the acceptance itself answers the challenge.
+    assert!(o.ledger().answered(0, &id, 1).unwrap().is_none());
+    assert!(o.ledger().is_answered(0, &id, 1).unwrap());
 }
 
 #[test]
@@ -221,7 +275,7 @@ fn wrong_class_and_duplicates_within_a_batch() {
         .verify_responses(&[response.clone(), response.clone()], now + 5)
         .unwrap();
     assert!(results[0].is_ok());
-    assert_eq!(results[1].as_ref().unwrap_err().code(), "already_accepted");
+    assert_eq!(results[1].as_ref().unwrap_err().code(), "already_answered");
 
     // A challenge of the human family issued to the agent cannot exist; simulate the issuer
     // signing one and show the verifier refuses the class.
@@ -249,7 +303,9 @@ fn slots_gate_requests_and_responses() {
     let o = &net.oracles[0];
     let agent = testing::key(40);
     let id = testing::identity_id(&agent);
-    let slot = net.params.slot(0, &id, &hco_oracle::Digest::ZERO);
+    // The slot is placed by the window's beacon, which the oracle computes.
+    let slot = o.slot(0, &id).unwrap();
+    assert_eq!(slot, net.params.slot(0, &id, &o.beacon(0).unwrap()));
     net.register(&agent, Class::Agent, net.start(0));
     let before = o
         .issue(&SignedRequest::new(&agent, 0, 0), slot.start - 1)
@@ -259,6 +315,18 @@ fn slots_gate_requests_and_responses() {
         .issue(&SignedRequest::new(&agent, 0, 0), slot.end)
         .unwrap();
     assert_eq!(after.unwrap_err().code(), "outside_slot");
+    // Challenge 0 opens at a secret moment in the first of the slot's two phases (one per try).
+    let phase = (slot.end - slot.start) / 2;
+    match o
+        .issue(&SignedRequest::new(&agent, 0, 0), slot.start)
+        .unwrap()
+    {
+        Err(hco_oracle::Reason::StepNotOpen { opens_at }) => {
+            assert!(slot.start < opens_at && opens_at < slot.start + phase);
+        }
+        Ok(issued) => assert_eq!(issued.challenge.challenge.issued_at, slot.start),
+        Err(other) => panic!("{other}"),
+    }
     let issued = o
         .issue(&SignedRequest::new(&agent, 0, 0), slot.end - 1)
         .unwrap()

@@ -1,6 +1,8 @@
 //! Random clocks, requests, replays and cross-identity reuse against the verification rules:
 //! no response is ever accepted twice, for another identity, in another window, outside its
-//! slot or after its deadline.
+//! slot or after its deadline; each challenge's answer is judged at most once (the first judged
+//! answer, right or wrong, is final: every later one is `already_answered`); challenges are
+//! issued in sequence, never before their opening.
 
 use std::collections::HashSet;
 
@@ -67,13 +69,21 @@ proptest! {
         let mut issued: Vec<IssuedChallenge> = Vec::new();
         let mut responses: Vec<Response> = Vec::new();
         let mut accepted = HashSet::new();
+        let mut judged = HashSet::new();
         for op in ops {
             let outcome = match op {
                 Op::Advance(ms) => { now += ms; None }
                 Op::Request { who, j, window_offset } => {
                     let t = (net.params.window_at(now).unwrap() as i64 + i64::from(window_offset)).max(0) as u64;
                     if let Ok(c) = o.issue(&SignedRequest::new(&keys[who], t, j), now).unwrap() {
-                        prop_assert_eq!(c.challenge.challenge.t, net.params.window_at(now).unwrap());
+                        let e = &c.challenge.challenge;
+                        prop_assert_eq!(e.t, net.params.window_at(now).unwrap());
+                        // Every earlier challenge of the sequence was answered or expired.
+                        for k in 0..e.j {
+                            let earlier = o.ledger().issued(e.t, &e.id, k).unwrap();
+                            prop_assert!(earlier.is_some(), "issued out of sequence");
+                            prop_assert!(o.ledger().is_answered(e.t, &e.id, k).unwrap() || earlier.unwrap().deadline < e.issued_at);
+                        }
                         issued.push(c);
                     }
                     None
@@ -88,14 +98,25 @@ proptest! {
                 Op::Replay { response } => responses.get(response % responses.len().max(1)).cloned(),
             };
             let Some(r) = outcome else { continue };
-            if let Ok(sealed) = o.verify_response(&r, now).unwrap() {
+            let key = (r.challenge.challenge.t, r.challenge.challenge.id, r.challenge.challenge.j);
+            let verdict = o.verify_response(&r, now).unwrap();
+            match &verdict {
+                Ok(_) => prop_assert!(judged.insert(key), "judged twice"),
+                Err(reason) if reason.is_final_answer() => {
+                    prop_assert!(judged.insert(key), "judged twice");
+                    prop_assert!(o.ledger().answered(key.0, &key.1, key.2).unwrap().is_some());
+                }
+                Err(reason) if reason.code() == "already_answered" => prop_assert!(judged.contains(&key)),
+                Err(_) => {}
+            }
+            if let Ok(sealed) = verdict {
                 let c = sealed.acceptance.challenge();
                 prop_assert!(accepted.insert((c.t, c.id, c.j)), "accepted twice");
                 prop_assert_eq!(c.id.0, r.challenge.challenge.id.0);
                 prop_assert!(keys.iter().any(|k| testing::identity_id(k) == c.id && k.verifying_key().to_bytes() == r.challenge.challenge.id.0));
                 prop_assert!(now <= c.deadline, "accepted after the deadline");
                 prop_assert!(net.params.window_open(c.t, now).is_ok(), "accepted outside its window");
-                prop_assert!(net.params.check_slot(c.t, &c.id, &hco_oracle::Digest::ZERO, c.issued_at).is_ok(), "issued outside slot");
+                prop_assert!(o.slot(c.t, &c.id).unwrap().contains(&c.issued_at), "issued outside slot");
                 // The signer is the identity the challenge is bound to.
                 prop_assert!(hco_oracle::sign::verify(&c.id.0, &r.signing_digest(), &r.sig));
             }
