@@ -1,4 +1,5 @@
-//! The `hco sim` command line: `run` a scenario, `bench` the aggregate engine.
+//! The `hco sim` command line: `run` a scenario, `bench` the aggregate engine, `bound` a node
+//! config's one-person bound (parsed by the `hco` binary, which owns the config format).
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -15,6 +16,16 @@ use crate::scenario::Scenario;
 /// `hco sim …` subcommands.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum SimCommand {
+    /// How many identities one person can keep active per window under a node config's human
+    /// policy (slot, phases, deadlines) with the paper's human solve times.
+    Bound {
+        /// A node config (TOML, e.g. configs/prod.toml).
+        #[arg(long)]
+        config: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a scenario; write summary.json, CSV tables and SVG plots into --out.
     Run {
         /// Scenario TOML (see configs/sim/).
@@ -56,6 +67,11 @@ pub enum SimCommand {
 pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
     let tty = std::io::stderr().is_terminal();
     match cmd {
+        SimCommand::Bound { .. } => {
+            anyhow::bail!(
+                "`sim bound` reads a node config: run it as `hco sim bound --config FILE`"
+            )
+        }
         SimCommand::Run {
             scenario,
             out,

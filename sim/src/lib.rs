@@ -36,6 +36,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod bound;
 pub mod cli;
 pub mod engine;
 pub mod model;

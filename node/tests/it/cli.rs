@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+use crate::support::hco_json;
+
 fn hco() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hco"))
 }
@@ -96,6 +98,21 @@ fn bench_verify_prints_the_json_object() {
         assert!(v[field].as_f64().unwrap() > 0.0, "{field} in {v}");
     }
     assert_eq!(v["responses"].as_u64(), Some(300));
+}
+
+#[test]
+fn sim_bound_of_the_production_policy_is_at_most_ten_identities_per_person() {
+    let prod = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/prod.toml");
+    let (ok, bound) = hco_json(&["sim", "bound", "--config", prod, "--json"]);
+    assert!(ok, "{bound}");
+    let n = bound["identities_per_person"].as_u64().unwrap();
+    let cheapest = bound["identities_per_person_cheapest_draws"]
+        .as_u64()
+        .unwrap();
+    assert!((1..=10).contains(&n), "{bound}");
+    assert!(cheapest <= 10, "{bound}");
+    assert_eq!(bound["phases"], 4);
+    assert_eq!(bound["steps"][0]["step"], "presence");
 }
 
 #[test]

@@ -54,14 +54,23 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
             name: f.name.clone(),
             deadline_ms: ms(f.deadline_s),
             difficulty: 3,
+            min_solve_ms: 0,
         })
         .collect();
     NetworkParams {
         genesis_ms: testing::TEST_GENESIS_MS,
         window_ms: s.window_len.as_millis() as u64,
         grace_ms: families.iter().map(|f| f.deadline_ms).max().unwrap_or(0),
-        challenges_per_window: s.challenges_per_window,
-        solves_required: s.solves_required,
+        policies: {
+            let policy = hco_oracle::WindowPolicy {
+                steps: vec![hco_oracle::Step::Drawn; s.solves_required as usize],
+                spares: s.challenges_per_window.saturating_sub(s.solves_required),
+            };
+            hco_oracle::ClassPolicies {
+                human: policy.clone(),
+                agent: policy,
+            }
+        },
         slot_mode: match s.slots.mode {
             SlotMode::Open => hco_oracle::SlotMode::Open,
             SlotMode::Global => hco_oracle::SlotMode::Global,
@@ -180,11 +189,10 @@ pub fn run(
             .map_err(|e| fail("ledger", e))?
             .map_err(|r| fail("summary rejected", r))?;
         let active = oracle
-            .ledger()
-            .active_set(u64::from(t), s.solves_required)
+            .active_set(u64::from(t))
             .map_err(|e| fail("ledger", e))?;
         let (mut honest, mut human, mut bot) = (0, 0, 0);
-        for id in &active {
+        for (id, _) in &active {
             match ids.get(id) {
                 Some(i) if pop.pool.contains(i) => human += 1,
                 Some(i) if pop.bots.contains(i) => bot += 1,
