@@ -43,9 +43,9 @@
 //! let sealed = oracle.verify_response(&response, now + 1_000).unwrap().unwrap();
 //! assert_eq!(sealed.acceptance.challenge().t, t);
 //!
-//! // The same response again is a replay.
+//! // The same response again: the first answer is final.
 //! let again = oracle.verify_response(&response, now + 2_000).unwrap().unwrap_err();
-//! assert_eq!(again.code(), "already_accepted");
+//! assert_eq!(again.code(), "already_answered");
 //! # }
 //! ```
 

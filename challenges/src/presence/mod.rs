@@ -14,7 +14,7 @@
 //!
 //! There is no authentication state to store, so none can be reused: the state is re-derived
 //! from the challenge id, and the oracle's acceptance record for `(id, t, j)` is what makes an
-//! assertion single-use (a second answer is `already_accepted`), written together with the new
+//! assertion single-use (a second answer is `already_answered`), written together with the new
 //! counter.
 //!
 //! In `strict` [`AttestationMode`] an enrolment is accepted only if the authenticator's
@@ -463,15 +463,20 @@ impl Family for PresenceFamily {
         check_difficulty(params, 1..=1, "unused by presence: use 1")
     }
 
-    fn generate(&self, _seed: &Seed, _params: &FamilyParams) -> Generated {
-        // Nothing to randomise: the assertion is bound to the challenge id, which is unique.
+    fn generate(&self, seed: &Seed, _params: &FamilyParams) -> Generated {
+        // The assertion is bound to the challenge id; a nonce from the secret seed in the
+        // prompt (hence in the signed prompt digest) makes that id unpredictable, so no
+        // assertion can be made before the challenge is issued.
+        let mut nonce = [0u8; 16];
+        seed.derive("presence nonce").stream().fill(&mut nonce);
+        let data = format!(r#"{{"webauthn":"get","nonce":"{}"}}"#, hex::encode(nonce));
         Generated {
             prompt: Prompt {
                 family: NAME.into(),
                 text: "Confirm that you are here: use your passkey (touch the security key or \
                        unlock your device) when your browser asks."
                     .into(),
-                data: br#"{"webauthn":"get"}"#.to_vec(),
+                data: data.into_bytes(),
             },
             key: AnswerKey(Vec::new()),
         }

@@ -253,6 +253,15 @@ impl Oracle {
                 max: family.max_answer_len(),
             }));
         }
+        // An answered challenge is refused below, after the signature check; skip the costly
+        // regeneration of its key for floods of answers to it.
+        if self.ledger.is_answered(c.t, &c.id, c.j)? {
+            return Ok(Ok(Checked {
+                response: r,
+                signing_digest: Response::digest_for(&challenge_id, &r.answer),
+                answer: Err(Reason::AlreadyAnswered),
+            }));
+        }
         // 7. The verdict on the answer (reported after signature and replay): faster than a
         // person, or wrong against the regenerated key. The envelope matched our record, so
         // only the answer key is needed: no re-signing.
