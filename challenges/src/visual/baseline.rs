@@ -17,7 +17,8 @@ use std::sync::OnceLock;
 use image::GrayImage;
 
 use super::encode::{clean_base64, decode_base64_png, labels};
-use super::render::{HEIGHT, WIDTH, clean};
+use super::geometry::{HEIGHT, WIDTH};
+use super::render::clean;
 use super::{MATCHA_ROUNDS, VisualData};
 
 /// Largest prompt payload the baseline reads.

@@ -5,7 +5,8 @@ use image::{GrayImage, Luma};
 use imageproc::drawing::{draw_antialiased_line_segment_mut, draw_filled_ellipse_mut};
 use imageproc::pixelops::interpolate;
 
-use super::render::{HEIGHT, Strength, WIDTH, sine, spread};
+use super::geometry::{HEIGHT, Strength, WIDTH, spread};
+use super::trig::sine;
 use crate::SeedStream;
 
 /// Draws the clutter of `strength` around the word centred at `centre` with half-extent

@@ -7,7 +7,8 @@ use base64::engine::general_purpose::STANDARD;
 use image::codecs::png::{CompressionType, FilterType, PngDecoder, PngEncoder};
 use image::{ExtendedColorType, GrayImage, ImageDecoder, ImageEncoder};
 
-use super::render::{HEIGHT, WIDTH, clean};
+use super::geometry::{HEIGHT, WIDTH};
+use super::render::clean;
 use crate::vocab::vocabulary;
 
 /// Largest base64 image the baseline decodes (a prompt image is a few kilobytes).

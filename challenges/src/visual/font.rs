@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 
-use super::render::{cosine, sine};
+use super::trig::{cosine, sine};
 
 /// DejaVu Sans Bold 2.37, unmodified.
 const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");

@@ -44,6 +44,7 @@ mod baseline;
 mod clutter;
 mod encode;
 mod font;
+mod geometry;
 mod render;
 #[cfg(test)]
 mod tests;
@@ -54,7 +55,8 @@ use serde::{Deserialize, Serialize};
 use crate::normalize::{normalize_answer, normalize_upper};
 use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed, SeedStream};
 use encode::{clean_base64, labels, png_base64};
-use render::{HEIGHT, Strength, WIDTH, distorted};
+use geometry::{HEIGHT, Strength, WIDTH};
+use render::distorted;
 
 /// Allowed distortion strengths.
 pub const STRENGTHS: std::ops::RangeInclusive<u32> = 1..=5;

@@ -9,46 +9,9 @@ use image::GrayImage;
 
 use super::clutter::clutter;
 use super::font::{TILT_CENTER, TILTS, atlas};
-pub(crate) use super::trig::{cosine, sine};
+use super::geometry::{HEIGHT, Strength, WIDTH, spread, unit};
+use super::trig::{cosine, sine};
 use crate::SeedStream;
-
-/// Image width in pixels.
-pub(crate) const WIDTH: u32 = 200;
-/// Image height in pixels.
-pub(crate) const HEIGHT: u32 = 80;
-
-/// How strongly a difficulty distorts. See the table in the module docs of `visual_match`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Strength {
-    pub rotation_deg: f32,
-    pub tilt_steps: u64,
-    pub letter_jitter: i64,
-    pub crowding: i64,
-    pub warp_px: f32,
-    pub shear: f32,
-    pub blobs: u32,
-    pub lines: u32,
-    pub speckles: u32,
-}
-
-impl Strength {
-    /// The distortion of difficulty `d` (clamped to 1..=5).
-    pub fn of(d: u32) -> Self {
-        let d = d.clamp(1, 5);
-        let f = d as f32;
-        Strength {
-            rotation_deg: 3.0 + 3.0 * f,
-            tilt_steps: u64::from(d.min(TILT_CENTER as u32)),
-            letter_jitter: i64::from(1 + d),
-            crowding: i64::from(d),
-            warp_px: 0.8 + 0.8 * f,
-            shear: 0.05 * f,
-            blobs: d - 1,
-            lines: d.div_ceil(2),
-            speckles: 25 * d,
-        }
-    }
-}
 
 /// A word laid out on a tight coverage canvas.
 struct Canvas {
@@ -93,16 +56,6 @@ fn layout(word: &str, mut jitter: impl FnMut() -> (usize, i32, i32)) -> Canvas {
         }
     }
     Canvas { w, h, data }
-}
-
-/// A uniform float in `[0, 1)` from 24 bits of the stream.
-pub(crate) fn unit(s: &mut SeedStream) -> f32 {
-    (s.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-}
-
-/// A uniform float in `[-m, m)`.
-pub(crate) fn spread(s: &mut SeedStream, m: f32) -> f32 {
-    (unit(s) * 2.0 - 1.0) * m
 }
 
 /// The geometric part of a distortion: output pixel → canvas point.
