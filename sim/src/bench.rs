@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::engine::aggregate::Aggregate;
+use crate::error::SimError;
 use crate::model::Model;
-use crate::run::{SimError, progress_bar};
+use crate::run::progress_bar;
 use crate::scenario::{Availability, Scenario};
 
 /// What to measure.

@@ -39,6 +39,7 @@ pub mod bench;
 pub mod bound;
 pub mod cli;
 pub mod engine;
+pub mod error;
 pub mod model;
 pub mod report;
 pub mod rng;

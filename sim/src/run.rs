@@ -1,6 +1,6 @@
 //! One run: scenario in, every result out.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -8,36 +8,9 @@ use serde::Serialize;
 use crate::analysis::{self, CostPoint, Fit, SteadyState, SweepPoint};
 use crate::engine::aggregate::Aggregate;
 use crate::engine::{EngineKind, WindowRecord, exact};
+pub use crate::error::SimError;
 use crate::model::Model;
 use crate::scenario::{EpsOverride, Scenario, ScenarioError, apply_eps_json};
-
-/// Why a run failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SimError {
-    /// The scenario or eps file is unusable.
-    #[error(transparent)]
-    Scenario(#[from] ScenarioError),
-    /// Reading or writing a file failed.
-    #[error("cannot write {path}: {source}; check the output directory is writable")]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The exact engine failed to drive the oracle core.
-    #[error("exact engine: {0}")]
-    Exact(String),
-    /// A plot could not be drawn.
-    #[error("cannot draw {path}: {message}")]
-    Plot {
-        /// The plot file.
-        path: PathBuf,
-        /// The backend's message.
-        message: String,
-    },
-}
 
 /// What to run.
 #[derive(Debug, Clone)]

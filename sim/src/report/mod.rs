@@ -13,7 +13,8 @@ use serde::Serialize;
 
 use crate::analysis::{Baseline, CostPoint, Fit, SweepPoint, baseline_cost};
 use crate::engine::EngineKind;
-use crate::run::{DerivedSummary, RunOutput, SimError};
+use crate::error::SimError;
+use crate::run::{DerivedSummary, RunOutput};
 use crate::scenario::{EpsOverride, Scenario};
 
 /// The file names a run writes, in order.

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use super::Summary;
 use super::svg::{ALERT, BOUND, CYCLE, HCO, Mark, POS, POW, Series, chart};
 use crate::analysis::{Baseline, baseline_cost, profit_curve, running_means};
-use crate::run::{RunOutput, SimError};
+use crate::error::SimError;
+use crate::run::RunOutput;
 
 /// Draws one plot.
 type Draw = fn(&RunOutput, &Summary, &Path) -> Result<(), SimError>;

@@ -7,9 +7,9 @@ use hco_oracle::{Clock, Digest, ManualClock, Oracle, Response, SignedRequest, Ti
 
 use super::standin::wrong_answer;
 use super::{Population, fail};
+use crate::error::SimError;
 use crate::model::Model;
 use crate::rng::Rng;
-use crate::run::SimError;
 use crate::scenario::{Scenario, SlotMode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,9 +30,9 @@ use hco_oracle::{
 use indicatif::ProgressBar;
 
 use super::WindowRecord;
+use crate::error::SimError;
 use crate::model::Model;
 use crate::rng::{Rng, tag};
-use crate::run::SimError;
 use crate::scenario::{Scenario, SlotMode};
 
 pub use standin::StandIn;
