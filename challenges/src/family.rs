@@ -232,6 +232,13 @@ pub enum Reject {
     /// configured CA.
     #[error("the authenticator's attestation is not trusted by this network's policy")]
     AttestationUntrusted,
+    /// An enrolment whose authenticator model (its attested AAGUID) is not on the network's
+    /// allow-list.
+    #[error("the authenticator model {aaguid} is not on this network's allow-list")]
+    AaguidNotAllowed {
+        /// The AAGUID the authenticator reported (lower-case UUID text).
+        aaguid: String,
+    },
     /// A passkey enrolment that is not a valid WebAuthn registration.
     #[error("the passkey enrolment is invalid: {0}")]
     InvalidEnrolment(String),
@@ -266,6 +273,7 @@ impl Reject {
             Reject::CounterNotIncreased { .. } => "counter_not_increased",
             Reject::BadAssertionSignature => "bad_assertion_signature",
             Reject::AttestationUntrusted => "attestation_untrusted",
+            Reject::AaguidNotAllowed { .. } => "aaguid_not_allowed",
             Reject::InvalidEnrolment(_) => "invalid_enrolment",
         }
     }
@@ -297,6 +305,7 @@ impl Reject {
         "counter_not_increased",
         "bad_assertion_signature",
         "attestation_untrusted",
+        "aaguid_not_allowed",
         "invalid_enrolment",
     ];
 }

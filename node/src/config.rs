@@ -220,7 +220,9 @@ pub struct NetworkSection {
     #[serde(with = "humantime_serde")]
     pub max_clock_skew: Duration,
     /// The WebAuthn relying party of the `presence` family (`rp_id`, `origins`,
-    /// `user_verification`, `attestation`, `attestation_ca_pem`).
+    /// `user_verification`, `attestation`, `attestation_ca_pem`, `aaguids`,
+    /// `allow_zero_counter`; `attestation_ca_files` names PEM files read into
+    /// `attestation_ca_pem` when the file is loaded).
     pub presence: hco_challenges::presence::PresencePolicy,
 }
 
@@ -275,6 +277,7 @@ impl Config {
                 path.display()
             )
         })?;
+        let text = read_attestation_ca_files(text, path)?;
         let mut config: Config =
             toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -291,6 +294,54 @@ impl Config {
         std::fs::write(path, toml::to_string_pretty(self)?)
             .with_context(|| format!("cannot write {}", path.display()))
     }
+}
+
+/// `[network.presence] attestation_ca_files`: PEM files named relative to the config file,
+/// read into `attestation_ca_pem` (after its own entries) so that the network parameters, and
+/// their digest, carry the certificates' text. Returns the config text without the key, or
+/// unchanged when it has none (its errors then keep their line numbers).
+fn read_attestation_ca_files(text: String, path: &Path) -> anyhow::Result<String> {
+    const KEY: &str = "attestation_ca_files";
+    let Ok(mut table) = toml::from_str::<toml::Table>(&text) else {
+        return Ok(text); // the typed parse reports the syntax error
+    };
+    let Some(presence) = table
+        .get_mut("network")
+        .and_then(|n| n.get_mut("presence"))
+        .and_then(|p| p.as_table_mut())
+    else {
+        return Ok(text);
+    };
+    let Some(files) = presence.remove(KEY) else {
+        return Ok(text);
+    };
+    let files: Vec<PathBuf> = files
+        .try_into()
+        .with_context(|| format!("network.presence.{KEY} must be a list of file paths"))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut pems = Vec::with_capacity(files.len());
+    for file in files {
+        let file = if file.is_relative() {
+            base.join(file)
+        } else {
+            file
+        };
+        let pem = std::fs::read_to_string(&file).with_context(|| {
+            format!(
+                "network.presence.{KEY}: cannot read {} (paths are relative to the config file)",
+                file.display()
+            )
+        })?;
+        pems.push(toml::Value::String(pem));
+    }
+    let list = presence
+        .entry("attestation_ca_pem")
+        .or_insert_with(|| toml::Value::Array(Vec::new()));
+    let Some(list) = list.as_array_mut() else {
+        bail!("network.presence.attestation_ca_pem must be a list of PEM texts");
+    };
+    list.extend(pems);
+    Ok(toml::to_string(&table)?)
 }
 
 fn ms(d: Duration) -> u64 {
@@ -428,5 +479,43 @@ mod tests {
             .validate(&hco_challenges::Registry::builtin())
             .unwrap_err();
         assert_eq!(err.field, "window_ms");
+    }
+
+    #[test]
+    fn attestation_ca_files_are_read_relative_to_the_config_into_the_params() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("roots")).unwrap();
+        let yubico = include_str!("../../configs/attestation/yubico-2026-11.pem");
+        std::fs::write(dir.path().join("roots/yubico.pem"), yubico).unwrap();
+        let path = dir.path().join("node.toml");
+        let presence = "[network.presence]\nattestation = \"strict\"\n";
+        std::fs::write(
+            &path,
+            format!("{presence}attestation_ca_files = [\"roots/yubico.pem\"]\n"),
+        )
+        .unwrap();
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.network.presence.attestation_ca_pem, vec![yubico]);
+        let params = config.network.params(NodeId([7; 32])).unwrap();
+        hco_challenges::presence::Presence::new(params.presence.clone()).unwrap();
+        assert!(!params.presence.accepts_software_authenticators());
+
+        // The digest covers the certificates' text: another file, another network.
+        let other = include_str!("../../configs/attestation/apple-2026-11.pem");
+        std::fs::write(dir.path().join("roots/yubico.pem"), other).unwrap();
+        let changed = Config::load(&path).unwrap().network.params(NodeId([7; 32]));
+        assert_ne!(changed.unwrap().digest(), params.digest());
+
+        // A missing file is an error that names the key and the file.
+        std::fs::write(
+            &path,
+            format!("{presence}attestation_ca_files = [\"roots/missing.pem\"]\n"),
+        )
+        .unwrap();
+        let err = format!("{:#}", Config::load(&path).unwrap_err());
+        assert!(
+            err.contains("attestation_ca_files") && err.contains("missing.pem"),
+            "{err}"
+        );
     }
 }

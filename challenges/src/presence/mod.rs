@@ -18,8 +18,12 @@
 //! counter.
 //!
 //! In `strict` [`AttestationMode`] an enrolment is accepted only if the authenticator's
-//! attestation chains to one of the configured CA certificates; `general` accepts any
-//! authenticator (attestation `none`).
+//! attestation chains to one of the configured CA certificates, its model (AAGUID) is on the
+//! allow-list when there is one, and the credential is device-bound (not backup-eligible);
+//! `general` accepts any authenticator (attestation `none`), software ones included. With
+//! `allow_zero_counter = false` an assertion's signature counter must be above zero and above
+//! the stored one ([`PresencePolicy::counter_ok`], the rule the oracle applies to the counters
+//! it stores).
 
 #[cfg(feature = "soft-authenticator")]
 mod soft;
@@ -109,8 +113,18 @@ pub struct PresencePolicy {
     pub user_verification: UserVerification,
     /// Attestation policy.
     pub attestation: AttestationMode,
-    /// PEM certificates of the attestation CAs trusted in `strict` mode.
+    /// PEM texts of the attestation CAs trusted in `strict` mode. Each entry holds one or more
+    /// `CERTIFICATE` blocks; text around the blocks (comments) is ignored. A node config can
+    /// name files instead (`attestation_ca_files`), read into this list when it loads.
     pub attestation_ca_pem: Vec<String>,
+    /// The authenticator models (AAGUIDs, UUID text, any case) that may be enrolled; empty:
+    /// any model the CAs attest. Needs `strict` attestation: without attestation the AAGUID is
+    /// only what the authenticator claims (and browsers send zeros).
+    pub aaguids: Vec<String>,
+    /// Accept assertions whose signature counter is 0 while the stored counter is 0 too
+    /// (authenticators that keep no counter, as WebAuthn allows; most synced passkeys). `false`:
+    /// every assertion's counter must be above zero and above the stored one.
+    pub allow_zero_counter: bool,
 }
 
 impl Default for PresencePolicy {
@@ -123,7 +137,203 @@ impl Default for PresencePolicy {
             user_verification: UserVerification::Preferred,
             attestation: AttestationMode::General,
             attestation_ca_pem: Vec::new(),
+            aaguids: Vec::new(),
+            allow_zero_counter: true,
         }
+    }
+}
+
+impl PresencePolicy {
+    /// Whether an assertion with signature counter `got` may follow the `stored` counter of
+    /// its credential: `got` must be above `stored`, except that 0 after 0 (an authenticator
+    /// without a counter) passes when [`PresencePolicy::allow_zero_counter`] is set. The rule
+    /// for every counter the oracle stores, including those of a batch checked together.
+    pub fn counter_ok(&self, stored: u32, got: u32) -> Result<(), Reject> {
+        if got > stored || (self.allow_zero_counter && got == 0 && stored == 0) {
+            Ok(())
+        } else {
+            Err(Reject::CounterNotIncreased { stored, got })
+        }
+    }
+
+    /// Whether a software authenticator (a script) can enrol: true unless attestation is
+    /// `strict` with at least one CA. (This assumes the CAs are hardware vendors' roots: a
+    /// network that trusts a test CA, such as the browser's virtual authenticator's, accepts
+    /// that software authenticator.)
+    pub fn accepts_software_authenticators(&self) -> bool {
+        self.attestation != AttestationMode::Strict || self.attestation_ca_pem.is_empty()
+    }
+
+    /// The allow-listed AAGUIDs, parsed; an error names the entry that is not a UUID.
+    fn parsed_aaguids(&self) -> Result<Vec<[u8; 16]>, String> {
+        let mut out = self
+            .aaguids
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                parse_aaguid(text).ok_or_else(|| {
+                    format!(
+                        "aaguids[{i}] `{text}` is not a UUID (8-4-4-4-12 hex digits, e.g. \
+                         `cb69481e-8ff7-4039-93ec-0a2729a154a8`)"
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The trusted CAs, every `CERTIFICATE` block of every entry; an error names the entry.
+    fn ca_list(&self) -> Result<AttestationCaList, String> {
+        let mut list = AttestationCaList::default();
+        for (i, text) in self.attestation_ca_pem.iter().enumerate() {
+            let blocks = pem_certificates(text);
+            if blocks.is_empty() {
+                return Err(format!(
+                    "attestation_ca_pem[{i}] holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+                ));
+            }
+            for (k, block) in blocks.iter().enumerate() {
+                let one = AttestationCaList::try_from(block.as_bytes())
+                    .map_err(|e| format!("attestation_ca_pem[{i}], certificate {k}: {e:?}"))?;
+                list.union(&one);
+            }
+        }
+        Ok(list)
+    }
+}
+
+/// An AAGUID in UUID text (`8-4-4-4-12` hex digits, any case).
+fn parse_aaguid(text: &str) -> Option<[u8; 16]> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 36 || [8, 13, 18, 23].iter().any(|&i| bytes[i] != b'-') {
+        return None;
+    }
+    let digits: String = text.chars().filter(|&c| c != '-').collect();
+    let mut out = [0u8; 16];
+    hex::decode_to_slice(digits, &mut out).ok()?;
+    Some(out)
+}
+
+/// An AAGUID as lower-case UUID text.
+fn aaguid_text(aaguid: &[u8; 16]) -> String {
+    let h = hex::encode(aaguid);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The `CERTIFICATE` blocks of a PEM text, each with its BEGIN and END lines.
+fn pem_certificates(text: &str) -> Vec<String> {
+    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
+    const END: &str = "-----END CERTIFICATE-----";
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(BEGIN) {
+        let Some(len) = rest[start..].find(END) else {
+            // An unterminated block: handed on whole, so that parsing it reports the error.
+            out.push(rest[start..].to_owned());
+            break;
+        };
+        let end = start + len + END.len();
+        out.push(format!("{}\n", &rest[start..end]));
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The AAGUID in a registration's attestation object (CBOR), read before the attestation is
+/// verified so that a model off the allow-list is named as such: the `authData` byte string,
+/// whose attested credential data (flag 0x40) starts with the AAGUID at byte 37. The attestation
+/// signature the library then checks covers these bytes. `None` if the object is not a
+/// definite-length CBOR map with one `authData` carrying credential data.
+fn attested_aaguid(attestation_object: &[u8]) -> Option<[u8; 16]> {
+    let mut cbor = Cbor(attestation_object);
+    let (5, entries) = cbor.head()? else {
+        return None;
+    };
+    let mut auth_data = None;
+    for _ in 0..entries {
+        let (3, len) = cbor.head()? else {
+            return None;
+        };
+        if cbor.take(len)? == b"authData" {
+            let (2, len) = cbor.head()? else {
+                return None;
+            };
+            if auth_data.replace(cbor.take(len)?).is_some() {
+                return None;
+            }
+        } else {
+            cbor.skip(0)?;
+        }
+    }
+    let data = auth_data?;
+    if data.get(32)? & 0x40 == 0 {
+        return None;
+    }
+    data.get(37..53)?.try_into().ok()
+}
+
+/// A reader of definite-length CBOR items (all WebAuthn clients send).
+struct Cbor<'a>(&'a [u8]);
+
+impl<'a> Cbor<'a> {
+    /// The next item's major type and argument.
+    fn head(&mut self) -> Option<(u8, u64)> {
+        let (&first, rest) = self.0.split_first()?;
+        self.0 = rest;
+        let (major, info) = (first >> 5, first & 0x1f);
+        let n = match info {
+            0..=23 => return Some((major, u64::from(info))),
+            24 => 1,
+            25 => 2,
+            26 => 4,
+            27 => 8,
+            _ => return None,
+        };
+        let arg = self.take(n)?;
+        Some((
+            major,
+            arg.iter().fold(0u64, |a, &b| (a << 8) | u64::from(b)),
+        ))
+    }
+
+    fn take(&mut self, len: u64) -> Option<&'a [u8]> {
+        let len = usize::try_from(len).ok()?;
+        if len > self.0.len() {
+            return None;
+        }
+        let (out, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(out)
+    }
+
+    /// Skips one item (nested at most 16 deep).
+    fn skip(&mut self, depth: u8) -> Option<()> {
+        if depth > 16 {
+            return None;
+        }
+        let (major, arg) = self.head()?;
+        match major {
+            0 | 1 | 7 => {}
+            2 | 3 => {
+                self.take(arg)?;
+            }
+            4 => (0..arg).try_for_each(|_| self.skip(depth + 1))?,
+            5 => (0..arg).try_for_each(|_| {
+                self.skip(depth + 1)?;
+                self.skip(depth + 1)
+            })?,
+            _ => self.skip(depth + 1)?, // 6: a tag, then its item
+        }
+        Some(())
     }
 }
 
@@ -174,6 +384,8 @@ pub struct Presence {
     policy: PresencePolicy,
     core: WebauthnCore,
     cas: Option<AttestationCaList>,
+    /// The allow-listed AAGUIDs, sorted; empty: any.
+    aaguids: Vec<[u8; 16]>,
     /// The authentication state for an assertion, serialised once; only its challenge varies.
     auth_state: serde_json::Value,
 }
@@ -201,8 +413,9 @@ fn with_challenge<T: serde::de::DeserializeOwned>(
 }
 
 impl Presence {
-    /// A relying party under `policy`; fails on an origin that is not a URL, or `strict` mode
-    /// without a CA that parses.
+    /// A relying party under `policy`; fails on an origin that is not a URL, a CA that does not
+    /// parse, `strict` mode without a CA, an AAGUID that is not a UUID, or an AAGUID list
+    /// without `strict` mode. Errors name the field.
     pub fn new(policy: PresencePolicy) -> Result<Self, String> {
         if policy.rp_id.is_empty() || policy.rp_id.parse::<std::net::IpAddr>().is_ok() {
             return Err(format!(
@@ -218,21 +431,26 @@ impl Presence {
         if origins.is_empty() {
             return Err("at least one origin is needed".into());
         }
+        let list = policy.ca_list()?;
         let cas = match policy.attestation {
             AttestationMode::General => None,
-            AttestationMode::Strict => {
-                let mut list = AttestationCaList::default();
-                for pem in &policy.attestation_ca_pem {
-                    let one = AttestationCaList::try_from(pem.as_bytes())
-                        .map_err(|e| format!("attestation CA: {e:?}"))?;
-                    list.union(&one);
-                }
-                if list.is_empty() {
-                    return Err("strict attestation needs at least one CA certificate".into());
-                }
-                Some(list)
+            AttestationMode::Strict if list.is_empty() => {
+                return Err(
+                    "attestation_ca_pem is empty: strict attestation needs at least one \
+                     CA certificate (a node config can name PEM files in attestation_ca_files)"
+                        .into(),
+                );
             }
+            AttestationMode::Strict => Some(list),
         };
+        let aaguids = policy.parsed_aaguids()?;
+        if !aaguids.is_empty() && policy.attestation != AttestationMode::Strict {
+            return Err(
+                "aaguids needs attestation = \"strict\": without attestation the \
+                 AAGUID is only what the authenticator claims (browsers send zeros)"
+                    .into(),
+            );
+        }
         let core = WebauthnCore::new_unsafe_experts_only(
             &policy.rp_name,
             &policy.rp_id,
@@ -253,6 +471,7 @@ impl Presence {
             policy,
             core,
             cas,
+            aaguids,
             auth_state,
         })
     }
@@ -268,16 +487,21 @@ impl Presence {
         created_at: u64,
     ) -> Result<(CreationChallengeResponse, RegistrationState), Reject> {
         let name = format!("hco-{}", &hex::encode(id)[..16]);
-        let attestation = match self.policy.attestation {
-            AttestationMode::General => AttestationConveyancePreference::None,
-            AttestationMode::Strict => AttestationConveyancePreference::Direct,
+        let strict = self.policy.attestation == AttestationMode::Strict;
+        let attestation = if strict {
+            AttestationConveyancePreference::Direct
+        } else {
+            AttestationConveyancePreference::None
         };
         let builder = self
             .core
             .new_challenge_register_builder(id, &name, &name)
             .map_err(|e| Reject::InvalidEnrolment(e.to_string()))?
             .attestation(attestation)
-            .user_verification_policy(self.policy.user_verification.policy());
+            .user_verification_policy(self.policy.user_verification.policy())
+            // A strict network takes device-bound credentials only (a synced passkey's key
+            // lives on every device of its account).
+            .reject_synchronised_authenticators(strict);
         let (mut options, state) = self
             .core
             .generate_challenge_register(builder)
@@ -318,13 +542,49 @@ impl Presence {
         let reg: RegisterPublicKeyCredential = serde_json::from_slice(credential)
             .map_err(|e| Reject::InvalidEnrolment(format!("not a registration credential: {e}")))?;
         let (_, state) = self.registration(id, created_at)?;
-        self.core
-            .register_credential(&reg, &state, self.cas.as_ref())
-            .map(|credential| Passkey { credential })
+        self.register(&reg, &state)
+    }
+
+    /// The checks of an enrolment against its registration state: the AAGUID allow-list, then
+    /// the library's (challenge, origin, flags, attestation signature and chain, algorithm).
+    fn register(
+        &self,
+        reg: &RegisterPublicKeyCredential,
+        state: &RegistrationState,
+    ) -> Result<Passkey, Reject> {
+        if !self.aaguids.is_empty() {
+            let aaguid = attested_aaguid(&reg.response.attestation_object).ok_or_else(|| {
+                Reject::InvalidEnrolment("no attested credential data (AAGUID)".into())
+            })?;
+            self.check_aaguid(&aaguid)?;
+        }
+        let credential = self
+            .core
+            .register_credential(reg, state, self.cas.as_ref())
             .map_err(|e| match rejection(&e) {
                 Some(reject @ (Reject::WrongOrigin | Reject::AttestationUntrusted)) => reject,
                 _ => Reject::InvalidEnrolment(e.to_string()),
+            })?;
+        // The AAGUID the library verified (packed and TPM attestation), checked again.
+        if !self.aaguids.is_empty() {
+            use webauthn_rs_core::proto::AttestationMetadata;
+            if let AttestationMetadata::Packed { aaguid }
+            | AttestationMetadata::Tpm { aaguid, .. } = &credential.attestation.metadata
+            {
+                self.check_aaguid(aaguid.as_bytes())?;
+            }
+        }
+        Ok(Passkey { credential })
+    }
+
+    fn check_aaguid(&self, aaguid: &[u8; 16]) -> Result<(), Reject> {
+        if self.aaguids.is_empty() || self.aaguids.binary_search(aaguid).is_ok() {
+            Ok(())
+        } else {
+            Err(Reject::AaguidNotAllowed {
+                aaguid: aaguid_text(aaguid),
             })
+        }
     }
 
     /// The `navigator.credentials.get()` options of the assertion answering `challenge_id`.
@@ -372,10 +632,14 @@ impl Presence {
             .core
             .authenticate_single_credential(&rsp, &state, &passkey.credential)
         {
-            Ok(result) => Ok(CounterUpdate {
-                credential_id: rsp.raw_id.to_vec(),
-                counter: result.counter(),
-            }),
+            Ok(result) => {
+                self.policy
+                    .counter_ok(passkey.counter(), result.counter())?;
+                Ok(CounterUpdate {
+                    credential_id: rsp.raw_id.to_vec(),
+                    counter: result.counter(),
+                })
+            }
             Err(WebauthnError::CredentialPossibleCompromise) => Err(Reject::CounterNotIncreased {
                 stored: passkey.counter(),
                 got: assertion_counter(&rsp).unwrap_or(0),
@@ -420,7 +684,8 @@ fn rejection(e: &WebauthnError) -> Option<Reject> {
         | WebauthnError::AttestationUntrustedAaguid
         | WebauthnError::AttestationCertificateTrustStoreEmpty
         | WebauthnError::MissingAttestationCaList
-        | WebauthnError::AttestationNotSupported => Reject::AttestationUntrusted,
+        | WebauthnError::AttestationNotSupported
+        | WebauthnError::CredentialMayNotBeHardwareBound => Reject::AttestationUntrusted,
         _ => return None,
     })
 }

@@ -4,10 +4,290 @@
 use super::*;
 
 const ID: [u8; 32] = [3; 32];
+#[cfg(feature = "soft-authenticator")]
 const ORIGIN: &str = "http://localhost:4000";
+
+/// The AAGUID of Chromium's WebDriver virtual authenticator.
+const CHROMIUM_AAGUID: &str = "01020304-0506-0708-0102-030405060708";
+/// The test CA that vouches for the virtual authenticator's attestation key.
+const CHROMIUM_CA: &str = include_str!("chromium_virtual_ca.pem");
+/// The shipped vendor snapshot (every file under `configs/attestation/`).
+const VENDOR_ROOTS: [&str; 5] = [
+    include_str!("../../../configs/attestation/yubico-2026-11.pem"),
+    include_str!("../../../configs/attestation/apple-2026-11.pem"),
+    include_str!("../../../configs/attestation/microsoft-tpm-2026-11.pem"),
+    include_str!("../../../configs/attestation/android-key-2026-11.pem"),
+    include_str!("../../../configs/attestation/nitrokey-2026-11.pem"),
+];
+const PROD_TOML: &str = include_str!("../../../configs/prod.toml");
 
 fn cid(n: u8) -> [u8; 32] {
     [n; 32]
+}
+
+/// The AAGUIDs `configs/prod.toml` allow-lists (its `aaguids = [...]` lines).
+fn prod_aaguids() -> Vec<String> {
+    let start = PROD_TOML.find("\naaguids = [").unwrap();
+    let list = &PROD_TOML[start..];
+    let list = &list[..list.find("\n]").unwrap()];
+    let out: Vec<String> = list
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.trim().strip_prefix('"')?.split('"').next())
+        .map(str::to_owned)
+        .collect();
+    assert!(out.len() > 10, "{out:?}");
+    out
+}
+
+/// A strict policy as production runs it, with `cas` and `aaguids`.
+fn strict(cas: &[&str], aaguids: Vec<String>) -> PresencePolicy {
+    PresencePolicy {
+        user_verification: UserVerification::Required,
+        attestation: AttestationMode::Strict,
+        attestation_ca_pem: cas.iter().map(|&c| c.to_owned()).collect(),
+        aaguids,
+        allow_zero_counter: false,
+        ..PresencePolicy::default()
+    }
+}
+
+/// What Chromium's virtual authenticator returned (see `chromium_capture.json`).
+struct Capture {
+    created_at: u64,
+    enrolment: Vec<u8>,
+    /// Assertions for challenge ids `[1; 32]` and `[2; 32]` (counters 2 and 3).
+    assertions: Vec<Vec<u8>>,
+    /// After the counter wrapped: `[3; 32]` and `[4; 32]` (counters 0 and 1).
+    wrapped: Vec<Vec<u8>>,
+}
+
+fn capture() -> Capture {
+    let v: serde_json::Value = serde_json::from_str(include_str!("chromium_capture.json")).unwrap();
+    let bytes = |v: &serde_json::Value| serde_json::to_vec(v).unwrap();
+    let all = |key: &str| v[key].as_array().unwrap().iter().map(bytes).collect();
+    Capture {
+        created_at: v["created_at"].as_u64().unwrap(),
+        enrolment: bytes(&v["enrolment"]),
+        assertions: all("assertions"),
+        wrapped: all("wrapped_assertions"),
+    }
+}
+
+#[test]
+fn counters_must_strictly_increase() {
+    let lenient = PresencePolicy::default();
+    let strict = PresencePolicy {
+        allow_zero_counter: false,
+        ..PresencePolicy::default()
+    };
+    for policy in [&lenient, &strict] {
+        assert_eq!(policy.counter_ok(0, 1), Ok(()));
+        assert_eq!(policy.counter_ok(41, 42), Ok(()));
+        assert_eq!(policy.counter_ok(0, u32::MAX), Ok(()));
+        for (stored, got) in [(1, 1), (42, 41), (42, 0), (u32::MAX, u32::MAX)] {
+            assert_eq!(
+                policy.counter_ok(stored, got),
+                Err(Reject::CounterNotIncreased { stored, got })
+            );
+        }
+    }
+    // 0 after 0: an authenticator without a counter, accepted only where the policy says so.
+    assert_eq!(lenient.counter_ok(0, 0), Ok(()));
+    assert_eq!(
+        strict.counter_ok(0, 0).unwrap_err().code(),
+        "counter_not_increased"
+    );
+}
+
+#[test]
+fn the_policy_is_checked_and_errors_name_the_field() {
+    let err = Presence::new(strict(&[], Vec::new())).unwrap_err();
+    assert!(err.contains("attestation_ca_pem"), "{err}");
+    let err = Presence::new(strict(
+        &[CHROMIUM_CA],
+        vec![CHROMIUM_AAGUID.into(), "x".into()],
+    ))
+    .unwrap_err();
+    assert!(err.contains("aaguids[1] `x`"), "{err}");
+    for bad in [
+        "0102030405060708010203040506070",
+        "01020304-0506-0708-0102-03040506070g",
+        "01020304-0506-0708-0102030405060708",
+        "{01020304-0506-0708-0102-030405060708}",
+    ] {
+        assert!(parse_aaguid(bad).is_none(), "{bad}");
+    }
+    // Any case; an allow-list needs strict attestation.
+    Presence::new(strict(&[CHROMIUM_CA], vec![CHROMIUM_AAGUID.to_uppercase()])).unwrap();
+    let general = PresencePolicy {
+        aaguids: vec![CHROMIUM_AAGUID.into()],
+        ..PresencePolicy::default()
+    };
+    assert!(Presence::new(general).unwrap_err().contains("aaguids"));
+    let err = Presence::new(strict(&["no certificate here"], Vec::new())).unwrap_err();
+    assert!(err.contains("attestation_ca_pem[0]"), "{err}");
+    let truncated = &CHROMIUM_CA[..CHROMIUM_CA.len() - 40];
+    let err = Presence::new(strict(&[CHROMIUM_CA, truncated], Vec::new())).unwrap_err();
+    assert!(err.contains("attestation_ca_pem[1]"), "{err}");
+    // The prod allow-list parses.
+    Presence::new(strict(&VENDOR_ROOTS, prod_aaguids())).unwrap();
+}
+
+#[test]
+fn software_authenticators_are_accepted_unless_strict_with_a_ca() {
+    assert!(PresencePolicy::default().accepts_software_authenticators());
+    let general_with_ca = PresencePolicy {
+        attestation_ca_pem: vec![CHROMIUM_CA.into()],
+        ..PresencePolicy::default()
+    };
+    assert!(general_with_ca.accepts_software_authenticators());
+    assert!(!strict(&VENDOR_ROOTS, Vec::new()).accepts_software_authenticators());
+}
+
+#[test]
+fn the_shipped_vendor_roots_parse_and_were_current_at_the_snapshot() {
+    // 2026-11-23, the snapshot's date (the library checks validity against the clock).
+    let snapshot = std::time::Duration::from_secs(1_795_392_000);
+    for (i, pem) in VENDOR_ROOTS.iter().enumerate() {
+        let presence = Presence::new(strict(&[pem], Vec::new())).unwrap();
+        let cas = presence.cas.as_ref().unwrap();
+        assert_eq!(
+            cas.len(),
+            pem.matches("-----BEGIN CERTIFICATE-----").count(),
+            "{i}"
+        );
+        for ca in cas.cas().values() {
+            let validity = ca.ca().tbs_certificate().validity();
+            assert!(validity.not_after.to_unix_duration() > snapshot, "file {i}");
+            assert!(
+                validity.not_before.to_unix_duration() < snapshot,
+                "file {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chromium_virtual_authenticator_enrols_under_its_test_ca_and_answers() {
+    let c = capture();
+    let presence = Presence::new(strict(&[CHROMIUM_CA], vec![CHROMIUM_AAGUID.into()])).unwrap();
+    // The enrolment is bound to its identity and time (the derived registration challenge).
+    assert!(presence.enrol(&ID, c.created_at + 1, &c.enrolment).is_err());
+    let passkey = presence.enrol(&ID, c.created_at, &c.enrolment).unwrap();
+    assert_eq!(passkey.counter(), 1);
+    assert!(passkey.user_verified());
+
+    let mut keys = [passkey];
+    for (n, (answer, counter)) in c.assertions.iter().zip([2, 3]).enumerate() {
+        let challenge = cid(n as u8 + 1);
+        let update = presence
+            .verify_assertion(&challenge, answer, &keys)
+            .unwrap();
+        assert_eq!(update.counter, counter);
+        assert_eq!(update.credential_id, keys[0].id());
+        keys[0] = keys[0].clone().with_counter(update.counter);
+        assert_eq!(
+            presence.verify_assertion(&challenge, answer, &keys),
+            Err(Reject::CounterNotIncreased {
+                stored: counter,
+                got: counter
+            })
+        );
+    }
+    assert_eq!(
+        presence.verify_assertion(&cid(9), &c.assertions[0], &keys),
+        Err(Reject::AssertionChallengeMismatch)
+    );
+}
+
+#[test]
+fn the_vendor_roots_and_the_prod_models_refuse_the_chromium_virtual_authenticator() {
+    let c = capture();
+    let vendors = Presence::new(strict(&VENDOR_ROOTS, Vec::new())).unwrap();
+    assert_eq!(
+        vendors.enrol(&ID, c.created_at, &c.enrolment).unwrap_err(),
+        Reject::AttestationUntrusted
+    );
+    // Under its own CA but not on the prod model list: refused before the chain is checked.
+    for cas in [&[CHROMIUM_CA][..], &VENDOR_ROOTS] {
+        let prod = Presence::new(strict(cas, prod_aaguids())).unwrap();
+        let refused = prod.enrol(&ID, c.created_at, &c.enrolment).unwrap_err();
+        assert_eq!(
+            refused,
+            Reject::AaguidNotAllowed {
+                aaguid: CHROMIUM_AAGUID.into()
+            }
+        );
+        assert_eq!(refused.code(), "aaguid_not_allowed");
+    }
+}
+
+#[test]
+fn a_zero_counter_passes_only_where_the_policy_allows_it() {
+    let c = capture();
+    let strict_counters = Presence::new(strict(&[CHROMIUM_CA], Vec::new())).unwrap();
+    let lenient = Presence::new(PresencePolicy {
+        allow_zero_counter: true,
+        ..strict(&[CHROMIUM_CA], Vec::new())
+    })
+    .unwrap();
+    let passkey = strict_counters
+        .enrol(&ID, c.created_at, &c.enrolment)
+        .unwrap();
+    // The wrapped counter: 0 with a valid signature. Against a stored 0 (as an authenticator
+    // without a counter would have enrolled) only the lenient policy takes it.
+    let zero = [passkey.clone().with_counter(0)];
+    assert_eq!(
+        lenient
+            .verify_assertion(&cid(3), &c.wrapped[0], &zero)
+            .unwrap()
+            .counter,
+        0
+    );
+    assert_eq!(
+        strict_counters.verify_assertion(&cid(3), &c.wrapped[0], &zero),
+        Err(Reject::CounterNotIncreased { stored: 0, got: 0 })
+    );
+    // Against the counter already seen, a fall to 0 is refused by both.
+    let seen = [passkey.with_counter(3)];
+    for presence in [&lenient, &strict_counters] {
+        assert_eq!(
+            presence.verify_assertion(&cid(3), &c.wrapped[0], &seen),
+            Err(Reject::CounterNotIncreased { stored: 3, got: 0 })
+        );
+        assert_eq!(
+            presence
+                .verify_assertion(&cid(4), &c.wrapped[1], &zero)
+                .unwrap()
+                .counter,
+            1
+        );
+    }
+}
+
+#[test]
+fn the_attested_aaguid_is_read_from_the_attestation_object() {
+    use base64::Engine;
+    let c = capture();
+    let v: serde_json::Value = serde_json::from_slice(&c.enrolment).unwrap();
+    let object = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(v["response"]["attestationObject"].as_str().unwrap())
+        .unwrap();
+    let aaguid = attested_aaguid(&object).unwrap();
+    assert_eq!(aaguid_text(&aaguid), CHROMIUM_AAGUID);
+    assert_eq!(parse_aaguid(CHROMIUM_AAGUID), Some(aaguid));
+    // Every truncation and single-byte change reads as something or nothing, never panics.
+    for len in 0..object.len() {
+        let _ = attested_aaguid(&object[..len]);
+    }
+    for i in 0..object.len() {
+        let mut bad = object.clone();
+        bad[i] ^= 0xa5;
+        let _ = attested_aaguid(&bad);
+    }
+    assert_eq!(attested_aaguid(&[0xbf, 0xff]), None); // indefinite length
+    assert_eq!(attested_aaguid(&[0xa1, 0x61, b'a', 0x9f]), None);
 }
 
 #[test]
@@ -174,6 +454,64 @@ mod with_soft_authenticator {
         let passkey = presence.enrol(&ID, 1_000, &credential).unwrap();
         let stored = Passkey::decode(&passkey.encode()).unwrap();
         assert_eq!(stored.id(), passkey.id());
+    }
+
+    #[test]
+    fn strict_mode_with_the_vendor_roots_refuses_the_software_authenticator() {
+        let policy = strict(&VENDOR_ROOTS, Vec::new());
+        assert!(!policy.accepts_software_authenticators());
+        let presence = Presence::new(policy).unwrap();
+        let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+        let credential = soft.enrol(&presence, &ID, 1_000).unwrap();
+        assert_eq!(
+            presence.enrol(&ID, 1_000, &credential).unwrap_err(),
+            Reject::AttestationUntrusted
+        );
+    }
+
+    #[test]
+    fn an_aaguid_list_refuses_the_software_authenticator() {
+        // The software authenticator reports the all-zero AAGUID: not a listed model, whatever
+        // the roots (even under the Chromium test CA, which would not trust it either).
+        for cas in [&VENDOR_ROOTS[..], &[CHROMIUM_CA]] {
+            let presence = Presence::new(strict(cas, prod_aaguids())).unwrap();
+            let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+            let credential = soft.enrol(&presence, &ID, 1_000).unwrap();
+            let refused = presence.enrol(&ID, 1_000, &credential).unwrap_err();
+            assert_eq!(
+                refused,
+                Reject::AaguidNotAllowed {
+                    aaguid: "00000000-0000-0000-0000-000000000000".into()
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn without_zero_counters_every_assertion_must_raise_the_counter() {
+        let presence = Presence::new(PresencePolicy {
+            allow_zero_counter: false,
+            ..PresencePolicy::default()
+        })
+        .unwrap();
+        let (mut soft, passkey) = enrolled(&presence);
+        assert_eq!(passkey.counter(), 0);
+        let mut keys = [passkey];
+        let mut last = 0;
+        for n in 1..=3 {
+            let answer = soft.assert(&presence, &cid(n), &keys).unwrap();
+            let update = presence.verify_assertion(&cid(n), &answer, &keys).unwrap();
+            assert!(update.counter > last);
+            last = update.counter;
+            keys[0] = keys[0].clone().with_counter(last);
+            assert_eq!(
+                presence
+                    .verify_assertion(&cid(n), &answer, &keys)
+                    .unwrap_err()
+                    .code(),
+                "counter_not_increased"
+            );
+        }
     }
 
     #[test]
