@@ -174,13 +174,8 @@ impl Oracle {
                 .find(|r| r.credential_id == key.1)
                 .map_or(0, |r| r.counter),
         };
-        if (update.counter > 0 || stored > 0) && update.counter <= stored {
-            return Ok(Err(Reason::Answer(
-                hco_challenges::Reject::CounterNotIncreased {
-                    stored,
-                    got: update.counter,
-                },
-            )));
+        if let Err(reject) = self.params.presence.counter_ok(stored, update.counter) {
+            return Ok(Err(Reason::Answer(reject)));
         }
         claimed.insert(key, update.counter);
         Ok(Ok(()))
