@@ -215,47 +215,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Bench(cmd) => bench::run(cmd),
-        Command::Sim(hco_sim::cli::SimCommand::Bound { config, json }) => sim_bound(&config, json),
         Command::Sim(cmd) => hco_sim::cli::execute(cmd),
     }
-}
-
-/// `hco sim bound`: the one-person bound of a node config's human policy.
-fn sim_bound(path: &std::path::Path, json: bool) -> anyhow::Result<()> {
-    let config = config::Config::load(path)?;
-    // The committee does not enter the bound; a stand-in member lets any config load.
-    let me = hco_oracle::NodeId([0; 32]);
-    let mut network = config.network.clone();
-    network.committee.clear();
-    let params = network.params(me)?;
-    let registry = hco_challenges::Registry::builtin();
-    params
-        .validate(&registry)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let bound = hco_sim::bound::one_person_bound(&params, &registry)?;
-    if json {
-        println!("{}", serde_json::to_string(&bound)?);
-    } else {
-        println!(
-            "one person keeps at most {} identities active per window ({} if every draw is the fastest family)",
-            bound.identities_per_person, bound.identities_per_person_cheapest_draws
-        );
-        println!(
-            "  {:.0} s of work per identity in {:.0} s ({:?} slot of {:.0} s + longest deadline {:.0} s, {} phases)",
-            bound.work_per_identity_s,
-            bound.available_s,
-            bound.slot_mode,
-            bound.slot_s,
-            bound.longest_deadline_s,
-            bound.phases
-        );
-        for s in &bound.steps {
-            println!(
-                "  step {:<10} mean {:>5.1} s  {:?}",
-                s.step, s.mean_s, s.pool
-            );
-        }
-        println!("  ({})", bound.model);
-    }
-    Ok(())
 }

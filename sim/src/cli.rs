@@ -1,6 +1,7 @@
 //! The `hco sim` command line: `run` a scenario, `bench` the aggregate engine, `bound` a node
-//! config's one-person bound (parsed by the `hco` binary, which owns the config format).
+//! config's one-person bound (the config's ceremony fields are read by [`crate::bound::config`]).
 
+use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,10 +9,11 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::bench::{BenchConfig, bench};
+use crate::bound::{Bound, HumanModel, load_node_config, one_person_bound};
 use crate::engine::EngineKind;
 use crate::report::write_all;
 use crate::run::{RunConfig, run};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, SlotMode};
 
 /// `hco sim …` subcommands.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -19,12 +21,17 @@ pub enum SimCommand {
     /// How many identities one person can keep active per window under a node config's human
     /// policy (slot, phases, deadlines) with the paper's human solve times.
     Bound {
-        /// A node config (TOML, e.g. configs/prod.toml).
+        /// A node config (TOML, e.g. configs/prod.toml); only `[network]`'s window, slot_mode,
+        /// slot, policy.human and families are read.
         #[arg(long)]
         config: PathBuf,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// A family's mean human solve time instead of the paper's, e.g. `attention=20s`
+        /// (repeatable).
+        #[arg(long = "solve-time", value_name = "FAMILY=DURATION", value_parser = parse_solve_time)]
+        solve_time: Vec<(String, Duration)>,
     },
     /// Run a scenario; write summary.json, CSV tables and SVG plots into --out.
     Run {
@@ -63,14 +70,99 @@ pub enum SimCommand {
     },
 }
 
+fn parse_solve_time(s: &str) -> Result<(String, Duration), String> {
+    let (family, time) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FAMILY=DURATION, got `{s}`"))?;
+    let time = humantime_serde::re::humantime::parse_duration(time.trim())
+        .map_err(|e| format!("`{time}`: {e}"))?;
+    Ok((family.trim().to_owned(), time))
+}
+
+/// What `hco sim bound` prints: the bound of the node config at `config` as one JSON object
+/// or a table, with solve-time overrides.
+pub fn bound_output(
+    config: &std::path::Path,
+    json: bool,
+    solve_time: &[(String, Duration)],
+) -> anyhow::Result<String> {
+    let inputs = load_node_config(config)?;
+    let human = solve_time
+        .iter()
+        .fold(HumanModel::paper(), |h, (f, t)| h.with(f, t.as_secs_f64()));
+    let bound = one_person_bound(&inputs, &human)
+        .with_context(|| format!("the human policy of {}", config.display()))?;
+    Ok(if json {
+        serde_json::to_string(&bound)?
+    } else {
+        bound_table(&bound)
+    })
+}
+
+/// The one-person bound as a table.
+pub fn bound_table(b: &Bound) -> String {
+    let mut out = String::new();
+    let mode = match b.slot_mode {
+        SlotMode::Open => "open window",
+        SlotMode::Global => "global slot",
+        SlotMode::Staggered => "staggered slots",
+    };
+    let _ = writeln!(
+        out,
+        "one person keeps at most {} identities active per window ({} if every draw is the fastest family)",
+        b.identities_per_person, b.identities_per_person_cheapest_draws
+    );
+    if let Some(mc) = &b.monte_carlo {
+        let _ = writeln!(
+            out,
+            "Monte Carlo (earliest deadline first, random openings and draws): {} with ≥ 95 % of identity-windows complete ({:.1} %)",
+            mc.identities_per_person,
+            100.0 * mc.completion
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{mode} of {:.0} s, {} phases, longest deadline {:.0} s; {:.1} s of work per identity (cheapest {:.1} s); binding: step {} with {:.0} s",
+        b.slot_s,
+        b.phases,
+        b.longest_deadline_s,
+        b.work_per_identity_s,
+        b.work_per_identity_cheapest_s,
+        b.binding_step,
+        b.available_s
+    );
+    let _ = writeln!(
+        out,
+        "{:<4} {:<24} {:>7} {:>9} {:>9}  pool (s)",
+        "step", "", "mean s", "fastest s", "deadline"
+    );
+    for (i, s) in b.steps.iter().enumerate() {
+        let pool: Vec<String> = s.pool.iter().map(|(f, t)| format!("{f} {t}")).collect();
+        let _ = writeln!(
+            out,
+            "{i:<4} {:<24} {:>7.1} {:>9.1} {:>8.0}s  {}",
+            s.step,
+            s.mean_s,
+            s.cheapest_s,
+            s.longest_deadline_s,
+            pool.join(", ")
+        );
+    }
+    let _ = write!(out, "({})", b.model);
+    out
+}
+
 /// Execute a `hco sim` subcommand.
 pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
     let tty = std::io::stderr().is_terminal();
     match cmd {
-        SimCommand::Bound { .. } => {
-            anyhow::bail!(
-                "`sim bound` reads a node config: run it as `hco sim bound --config FILE`"
-            )
+        SimCommand::Bound {
+            config,
+            json,
+            solve_time,
+        } => {
+            println!("{}", bound_output(&config, json, &solve_time)?);
+            Ok(())
         }
         SimCommand::Run {
             scenario,
@@ -92,18 +184,35 @@ pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
             let result = run(&cfg)?;
             write_all(&result, &out)
                 .with_context(|| format!("writing results to {}", out.display()))?;
+            let m = &result.model;
             println!(
-                "{}: seed {}, τh {:.2}, Lemma 1 violations {}, Theorem 2 violations {}, \
+                "{}: seed {}, policy {:?} + {} spare(s), {} identities per human (capacity {:.1}, τh {:.2}), \
+                 Lemma 1 violations {}, Theorem 2 violations {}, \
                  cost slope {:.5}/identity-window (R² {:.4}), honest false rejects {:.2}%",
                 result.scenario.name,
                 result.seed,
-                result.model.tau_h,
+                result.scenario.steps,
+                result.scenario.spares,
+                m.per_human,
+                m.capacity,
+                m.tau_h,
                 result.lemma1_violations,
                 result.steady.violations,
                 result.fit.slope,
                 result.fit.r2,
                 100.0 * result.honest_false_reject_rate,
             );
+            let bot = m.bot_cost_per_active(result.scenario.adversary.automation_cost_per_attempt);
+            if bot.is_finite() {
+                println!(
+                    "automation: {:.5}/identity-window (P(active) {:.4} per script-run identity)",
+                    bot, m.bot_odds.active
+                );
+            } else {
+                println!(
+                    "automation: impossible — a script passes no try of some step (ε = 0, e.g. presence without an authenticator), so every identity costs a person"
+                );
+            }
             println!("results in {}", out.display());
             Ok(())
         }

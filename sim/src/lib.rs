@@ -1,18 +1,21 @@
 //! Sybil-cost simulator for the Human Challenge Oracle.
 //!
 //! An adversary hires `m(t)` humans (and may run bots) to keep Sybil identities active; every
-//! active identity must get `r` of its `k` fresh, deadline-bound challenges accepted in every
-//! window. The simulator checks the paper's bounds on such runs and prices the attack:
+//! active identity must pass, in every window, each step of the window policy (e.g. presence
+//! then two drawn cognitive steps) with fresh, deadline-bound challenges that open inside the
+//! ceremony slot, one final answer per challenge and a spare try or two. The simulator checks
+//! the paper's bounds on such runs and prices the attack:
 //!
 //! * **Lemma 1** — per window, human-run active identities ≤ `m · τh`, where τh is *derived*
-//!   from the slot mode, the slot length and the families' solve-time distributions
+//!   from the slot mode, the slot length, the policy and the families' solve-time distributions
 //!   ([`model`] explains the derivation); every window above the line is counted;
 //! * **Theorem 1** — the attacker's cost `C_A(s)` is measured over a grid of hired humans and
 //!   fitted by least squares (slope = money per identity per window, R²);
 //! * **Theorem 2** — the running mean of active identities stays below `m̄ · τh`;
 //! * the profit-maximising identity count and the break-even reward;
 //! * the same attack priced under PoW and PoS baselines;
-//! * honest false rejects under each deadline and slot length.
+//! * honest false rejects under each deadline and slot length;
+//! * the one-person bound of a node config's policy ([`bound`], `hco sim bound`).
 //!
 //! Two engines produce the same per-window records ([`engine::WindowRecord`]): the
 //! [`engine::aggregate`] engine samples counts in bulk and scales to millions of identities;
@@ -45,3 +48,4 @@ pub mod report;
 pub mod rng;
 pub mod run;
 pub mod scenario;
+pub mod schedule;

@@ -28,6 +28,10 @@ pub mod tag {
     pub const COST: u64 = 4;
     /// Exact engine.
     pub const EXACT: u64 = 5;
+    /// How many identities a hired human takes on (Monte Carlo of one person's window).
+    pub const LOAD: u64 = 6;
+    /// Monte-Carlo check of the one-person bound.
+    pub const BOUND: u64 = 7;
 }
 
 /// xoshiro256** generator.
@@ -85,6 +89,11 @@ impl Rng {
     /// `true` with probability `p`.
     pub fn bernoulli(&mut self, p: f64) -> bool {
         self.uniform() < p
+    }
+
+    /// An index uniform in `0..n` (`n` ≥ 1).
+    pub fn index(&mut self, n: usize) -> usize {
+        ((self.uniform() * n as f64) as usize).min(n.saturating_sub(1))
     }
 
     /// Index drawn from a cumulative weight table whose last entry is 1.

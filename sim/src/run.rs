@@ -9,7 +9,7 @@ use crate::analysis::{self, CostPoint, Fit, SteadyState, SweepPoint};
 use crate::engine::aggregate::Aggregate;
 use crate::engine::{EngineKind, WindowRecord, exact};
 pub use crate::error::SimError;
-use crate::model::Model;
+use crate::model::{LoadPoint, Model, StepModel};
 use crate::scenario::{EpsOverride, Scenario, ScenarioError, apply_eps_json};
 
 /// What to run.
@@ -137,26 +137,36 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutput, SimError> {
 /// Serialisable snapshot of the derived model for `summary.json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DerivedSummary {
-    /// τh, attempts per human per window (bound).
+    /// The policy's steps with their pools, work and per-try odds.
+    pub steps: Vec<StepModel>,
+    /// Spare tries.
+    pub spares: u32,
+    /// One person's capacity N̄: identities per window (see `hco_sim::model`).
+    pub capacity: f64,
+    /// The step whose phase binds the capacity.
+    pub binding_step: usize,
+    /// τh, identities per human per window (Lemma 1 bound).
     pub tau_h: f64,
-    /// Human budget per window, seconds.
+    /// Identities each hired human takes on.
+    pub identities_per_human: u32,
+    /// Mean identities one hired human keeps active at that load.
+    pub active_per_human: f64,
+    /// Time a hired human works (and is paid) per window, seconds.
     pub human_budget_s: f64,
-    /// Mean attempt duration, seconds.
-    pub attempt_mean_s: f64,
-    /// Coefficient of variation of attempt duration.
-    pub attempt_cv: f64,
-    /// Per-challenge human success.
-    pub pi_human: f64,
-    /// Per-challenge automated success.
-    pub eps_auto: f64,
-    /// P(a human-run identity is active | it is served).
+    /// Mean work of one identity's steps, seconds.
+    pub identity_work_s: f64,
+    /// Coefficient of variation of that work.
+    pub identity_work_cv: f64,
+    /// P(a human-run identity is active | time enough).
     pub human_identity_active: f64,
-    /// P(a bot-run identity is active).
+    /// P(a bot-run identity is active): 0 under a policy with a step no script passes.
     pub bot_identity_active: f64,
     /// Cost of one human for one window.
     pub cost_per_human_window: f64,
-    /// Automation cost per active bot identity (null when bots never succeed).
+    /// Automation cost per active identity-window (null when no script can pass the policy).
     pub bot_cost_per_active_identity: Option<f64>,
+    /// The load table: mean active identities and attempts of one human per load.
+    pub load: Vec<LoadPoint>,
 }
 
 impl DerivedSummary {
@@ -164,16 +174,21 @@ impl DerivedSummary {
     pub fn new(model: &Model, s: &Scenario) -> Self {
         let bot = model.bot_cost_per_active(s.adversary.automation_cost_per_attempt);
         Self {
+            steps: model.steps.clone(),
+            spares: model.spares,
+            capacity: model.capacity,
+            binding_step: model.binding_step,
             tau_h: model.tau_h,
+            identities_per_human: model.per_human,
+            active_per_human: model.load_at(f64::from(model.per_human)).active_mean,
             human_budget_s: model.human_budget_s,
-            attempt_mean_s: model.attempt_mean_s,
-            attempt_cv: model.attempt_cv,
-            pi_human: model.pi_human,
-            eps_auto: model.eps_auto,
+            identity_work_s: model.identity_work_s,
+            identity_work_cv: model.identity_work_cv,
             human_identity_active: model.human_odds.active,
             bot_identity_active: model.bot_odds.active,
             cost_per_human_window: model.cost_per_human_window,
             bot_cost_per_active_identity: bot.is_finite().then_some(bot),
+            load: model.load.clone(),
         }
     }
 }

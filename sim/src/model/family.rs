@@ -10,10 +10,12 @@ use super::math::norm_cdf;
 pub struct FamilyModel {
     /// Family name.
     pub name: String,
-    /// Normalised rotation weight.
-    pub weight: f64,
     /// Deadline, seconds.
     pub deadline_s: f64,
+    /// Least time from the fetch to an answer, seconds.
+    pub min_solve_s: f64,
+    /// Mean solve time of a typical human, seconds.
+    pub mean_s: f64,
     /// Probability a human answers correctly in time.
     pub p_correct: f64,
     /// Automated success ε_auto.
@@ -25,7 +27,7 @@ pub struct FamilyModel {
 }
 
 /// Moments of one attempt's duration and its success probability.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AttemptMoments {
     /// E[A], seconds.
     pub mean: f64,
@@ -36,16 +38,17 @@ pub struct AttemptMoments {
 }
 
 impl FamilyModel {
-    /// Build from a resolved family and the sum of all weights.
-    pub fn new(f: &ResolvedFamily, total_weight: f64) -> Self {
+    /// Build from a resolved family.
+    pub fn new(f: &ResolvedFamily) -> Self {
         let st = f.solve_time;
         let mean_x = st.mean_s - st.min_s;
         let sd = st.cv * st.mean_s;
         let sigma2 = (1.0 + (sd / mean_x).powi(2)).ln();
         Self {
             name: f.name.clone(),
-            weight: f.weight / total_weight,
             deadline_s: f.deadline_s,
+            min_solve_s: f.min_solve_s,
+            mean_s: st.mean_s,
             p_correct: f.human_success,
             eps_auto: f.eps_auto,
             min_s: st.min_s,
@@ -103,7 +106,7 @@ mod tests {
     #[test]
     fn sampled_moments_match_closed_form() {
         for name in ["visual_match", "attention"] {
-            let fam = FamilyModel::new(&paper_family(name).unwrap(), 1.0);
+            let fam = FamilyModel::new(&paper_family(name).unwrap());
             for (speed, scale) in [(1.0, 1.0), (2.5, 0.5)] {
                 let m = fam.moments(speed, scale);
                 let mut rng = Rng::new(3);
@@ -128,7 +131,7 @@ mod tests {
 
     #[test]
     fn typical_mean_matches_table_3() {
-        let fam = FamilyModel::new(&paper_family("interactive_reasoning").unwrap(), 1.0);
+        let fam = FamilyModel::new(&paper_family("interactive_reasoning").unwrap());
         // With a generous deadline the attempt mean is the solve-time mean.
         assert!((fam.moments(1.0, 100.0).mean - 12.0).abs() < 0.01);
     }

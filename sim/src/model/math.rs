@@ -21,44 +21,46 @@ pub fn norm_cdf(x: f64) -> f64 {
     0.5 * erfc(-x / std::f64::consts::SQRT_2)
 }
 
-/// How an identity fares in one window when each challenge succeeds with probability `p`:
-/// challenges are answered one by one until `r` succeed or success becomes impossible.
+/// How an identity fares in one window under a step policy when each try at step `i`
+/// succeeds with probability `p[i]`: tries come one by one, each serving the first step not
+/// yet passed (the first answer is final: no retry of a challenge, and the family of a drawn
+/// step is the issuer's, so `p[i]` is the mean over the step's pool); the window passes when
+/// every step passed, and ends when a failure exceeds the spares.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IdentityOdds {
-    /// P(at least `r` of `k` succeed).
+    /// P(every step passes within steps + spares tries).
     pub active: f64,
-    /// Expected challenges answered.
+    /// Expected tries used.
     pub attempts: f64,
-    /// Variance of the challenges answered.
+    /// Variance of the tries used.
     pub attempts_var: f64,
 }
 
 impl IdentityOdds {
-    /// Odds for `k` challenges, `r` needed, per-challenge success `p`.
-    pub fn new(k: u32, r: u32, p: f64) -> Self {
-        let allowed_failures = k - r; // the (k-r+1)-th failure ends the window
-        // prob[s][f]: probability of having reached (s successes, f failures) while still going.
-        let (r, fl) = (r as usize, allowed_failures as usize);
-        let mut prob = vec![vec![0.0f64; fl + 2]; r + 1];
+    /// Exact odds by dynamic programming over (steps passed, failures so far).
+    pub fn new(p: &[f64], spares: u32) -> Self {
+        let (steps, spares) = (p.len(), spares as usize);
+        // prob[i][f]: probability of reaching i passed steps with f failures, still going.
+        let mut prob = vec![vec![0.0f64; spares + 2]; steps + 1];
         prob[0][0] = 1.0;
         let (mut active, mut e1, mut e2) = (0.0, 0.0, 0.0);
-        for s in 0..=r {
-            for f in 0..=fl + 1 {
-                let pr = prob[s][f];
+        for i in 0..=steps {
+            for f in 0..=spares + 1 {
+                let pr = prob[i][f];
                 if pr == 0.0 {
                     continue;
                 }
-                let n = (s + f) as f64;
-                if s == r || f == fl + 1 {
-                    if s == r {
+                if i == steps || f > spares {
+                    let n = (i + f) as f64;
+                    if i == steps {
                         active += pr;
                     }
                     e1 += pr * n;
                     e2 += pr * n * n;
                     continue;
                 }
-                prob[s + 1][f] += pr * p;
-                prob[s][f + 1] += pr * (1.0 - p);
+                prob[i + 1][f] += pr * p[i];
+                prob[i][f + 1] += pr * (1.0 - p[i]);
             }
         }
         Self {
@@ -81,19 +83,76 @@ mod tests {
     }
 
     #[test]
-    fn odds_for_one_of_k_are_geometric() {
-        let o = IdentityOdds::new(3, 1, 0.2);
+    fn one_step_with_spares_is_geometric() {
+        let o = IdentityOdds::new(&[0.2], 2);
         assert!((o.active - (1.0 - 0.8f64.powi(3))).abs() < 1e-12);
         // E[min(Geom, 3)] = (1 - q^3) / p.
         assert!((o.attempts - (1.0 - 0.8f64.powi(3)) / 0.2).abs() < 1e-12);
-        // Successes per attempt equal p when r = 1.
-        assert!((o.active / o.attempts - 0.2).abs() < 1e-12);
     }
 
     #[test]
-    fn odds_for_all_of_k() {
-        let o = IdentityOdds::new(2, 2, 0.5);
+    fn no_spares_needs_every_try() {
+        let o = IdentityOdds::new(&[0.5, 0.5], 0);
         assert!((o.active - 0.25).abs() < 1e-12);
         assert!((o.attempts - 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_step_no_script_can_pass_keeps_it_inactive() {
+        // presence (ε = 0) then two perfect cognitive steps, any number of spares.
+        for spares in [0, 1, 5] {
+            let o = IdentityOdds::new(&[0.0, 1.0, 1.0], spares);
+            assert_eq!(o.active, 0.0);
+            assert_eq!(o.attempts, f64::from(spares + 1));
+        }
+    }
+
+    #[test]
+    fn dp_matches_a_monte_carlo_of_draws_without_retries() {
+        // Three steps: a fixed family, then two drawn uniformly from a pool of three with
+        // different success; one spare. Each try draws its own family (no shopping), and a
+        // wrong answer is final for that challenge (no retry).
+        let pool = [0.20, 0.25, 0.0];
+        let fixed = 0.9;
+        let spares = 1;
+        let mean = pool.iter().sum::<f64>() / 3.0;
+        let o = IdentityOdds::new(&[fixed, mean, mean], spares);
+        let mut rng = crate::rng::Rng::new(17);
+        let n = 400_000;
+        let (mut active, mut tries) = (0u32, 0u64);
+        for _ in 0..n {
+            let (mut passed, mut failed) = (0, 0);
+            while passed < 3 && failed <= spares {
+                let p = if passed == 0 {
+                    fixed
+                } else {
+                    pool[rng.index(pool.len())]
+                };
+                tries += 1;
+                if rng.bernoulli(p) {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+            active += u32::from(passed == 3);
+        }
+        let mc = f64::from(active) / f64::from(n);
+        let se = (o.active * (1.0 - o.active) / f64::from(n)).sqrt();
+        assert!(
+            (mc - o.active).abs() < 4.0 * se + 1e-9,
+            "{mc} vs {}",
+            o.active
+        );
+        let mc_tries = tries as f64 / f64::from(n);
+        assert!(
+            (mc_tries - o.attempts).abs() < 0.01,
+            "{mc_tries} vs {}",
+            o.attempts
+        );
+        // The closed form for this case: all three pass with at most one failure.
+        let (a, b) = (fixed, mean);
+        let exact = a * b * b * (1.0 + (1.0 - a) + 2.0 * (1.0 - b));
+        assert!((o.active - exact).abs() < 1e-12, "{exact} vs {}", o.active);
     }
 }

@@ -94,6 +94,14 @@ pub struct Summary {
     pub profit_max_identities: f64,
     /// Whether bot-run identities pay at that reward (then their number is unbounded).
     pub automation_profitable: bool,
+    /// What automation pays per active identity-window: attempts times their price over the
+    /// policy's odds. Null when no script can pass the policy (a step where every family has
+    /// ε = 0, such as presence without a hardware authenticator): then every identity costs a
+    /// person, and the cost slope is the hired humans'.
+    pub automation_cost_per_identity_window: Option<f64>,
+    /// The attacker's marginal cost of one identity-window: the cheaper of hired humans (the
+    /// fit's slope) and automation.
+    pub cheapest_cost_per_identity_window: f64,
     /// Honest false-reject rate over the run.
     pub honest_false_reject_rate: f64,
     /// Per-cohort false-reject shares at the scenario's parameters.
@@ -140,6 +148,8 @@ impl Summary {
             reward_per_identity_window: reward,
             profit_max_identities: out.profit_max_identities,
             automation_profitable: out.model.bot_odds.active > 0.0 && reward > bot_cost,
+            automation_cost_per_identity_window: bot_cost.is_finite().then_some(bot_cost),
+            cheapest_cost_per_identity_window: out.fit.slope.min(bot_cost),
             honest_false_reject_rate: out.honest_false_reject_rate,
             honest_false_reject_by_cohort: out
                 .model

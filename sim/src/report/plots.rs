@@ -71,34 +71,47 @@ fn lemma1(out: &RunOutput, summary: &Summary, path: &Path) -> Result<(), SimErro
 fn cost(out: &RunOutput, summary: &Summary, path: &Path) -> Result<(), SimError> {
     let fit = summary.fit;
     let s_max = summary.baselines.identities;
+    let mut series = vec![
+        Series::new(
+            "least-squares fit",
+            BOUND,
+            Mark::Line,
+            vec![
+                (0.0, fit.intercept),
+                (s_max, fit.slope * s_max + fit.intercept),
+            ],
+        ),
+        Series::new(
+            "measured (hired humans)",
+            HCO,
+            Mark::Dots,
+            out.cost_points
+                .iter()
+                .map(|p| (p.identities, p.cost))
+                .collect(),
+        ),
+    ];
+    let automation = match summary.automation_cost_per_identity_window {
+        Some(c) => {
+            series.push(Series::new(
+                format!("automation ({c:.4}/identity)"),
+                POW,
+                Mark::Line,
+                vec![(0.0, 0.0), (s_max, c * s_max)],
+            ));
+            format!("automation {c:.4}/identity")
+        }
+        None => "automation impossible (a step no script passes)".to_owned(),
+    };
     chart(
         path,
         &format!(
-            "Theorem 1: C_A(s) = {:.4}·s + {:.3}  (R² = {:.4})",
+            "Theorem 1: C_A(s) = {:.4}·s + {:.3}  (R² = {:.4}); {automation}",
             fit.slope, fit.intercept, fit.r2
         ),
         "identities kept active s",
         "attacker cost per window",
-        &[
-            Series::new(
-                "least-squares fit",
-                BOUND,
-                Mark::Line,
-                vec![
-                    (0.0, fit.intercept),
-                    (s_max, fit.slope * s_max + fit.intercept),
-                ],
-            ),
-            Series::new(
-                "measured (hired humans)",
-                HCO,
-                Mark::Dots,
-                out.cost_points
-                    .iter()
-                    .map(|p| (p.identities, p.cost))
-                    .collect(),
-            ),
-        ],
+        &series,
     )
 }
 

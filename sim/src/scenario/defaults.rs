@@ -1,4 +1,5 @@
-//! Defaults: the paper scenario (Table 3 families, hour-long windows, a 5-minute global slot).
+//! Defaults: the paper scenario (Table 3 families, hour-long windows, a 5-minute global slot,
+//! the policy presence + two drawn cognitive steps with one spare).
 
 use std::time::Duration;
 
@@ -17,8 +18,10 @@ impl Default for Scenario {
             seed: 1,
             windows: 1000,
             window_len: Duration::from_secs(HOUR),
-            challenges_per_window: 3,
-            solves_required: 1,
+            steps: ["presence", "cognitive", "cognitive"]
+                .map(str::to_owned)
+                .to_vec(),
+            spares: 1,
             slots: Slots::default(),
             families: paper_families(),
             honest: Honest::default(),
@@ -118,6 +121,7 @@ impl Default for Analysis {
             cost_windows: 40,
             cost_max_humans: 0,
             tau_z: 3.0,
+            load_samples: 400,
             deadline_scales: vec![0.5, 0.75, 1.0, 1.5, 2.0],
             slot_lens: [MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE]
                 .into_iter()

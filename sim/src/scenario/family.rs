@@ -24,11 +24,13 @@ pub struct SolveTimeSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FamilySpec {
-    /// Relative rotation weight, ≥ 0 (the issuer picks a family per challenge by these weights).
-    pub weight: Option<f64>,
-    /// Response deadline Δresp, > 0.
+    /// Response deadline Δresp, from the fetch, > 0.
     #[serde(with = "humantime_serde::option")]
     pub deadline: Option<Duration>,
+    /// The human-speed floor: an answer sooner than this after the fetch is refused as
+    /// `too_fast` (a person waits it out; a script must too), ≥ 0 and < deadline.
+    #[serde(with = "humantime_serde::option")]
+    pub min_solve: Option<Duration>,
     /// Probability a human answers correctly (given time), in [0, 1].
     pub human_success: Option<f64>,
     /// Probability an automated solver passes within the deadline (ε_auto), in [0, 1].
@@ -53,10 +55,10 @@ pub struct SolveTime {
 pub struct ResolvedFamily {
     /// Family name.
     pub name: String,
-    /// Rotation weight (not normalised).
-    pub weight: f64,
     /// Deadline, seconds.
     pub deadline_s: f64,
+    /// Least time from the fetch to an answer, seconds.
+    pub min_solve_s: f64,
     /// Human correctness probability.
     pub human_success: f64,
     /// Automated success within the deadline.
@@ -65,20 +67,21 @@ pub struct ResolvedFamily {
     pub solve_time: SolveTime,
 }
 
-/// The paper's Table 3 row for a known family name, with deadlines and spreads chosen here.
+/// The paper's Table 3 row for a known family name, with deadlines and spreads chosen here and
+/// the families' own human-speed floors (`min_solve`; presence: the production config's).
 pub fn paper_family(name: &str) -> Option<ResolvedFamily> {
-    // (human success, automated success, mean s, cv, min s, deadline s)
+    // (human success, automated success, mean s, cv, min s, deadline s, min_solve s)
     let row = match name {
-        "visual_match" => (0.90, 0.20, 6.0, 0.5, 1.5, 15.0),
-        "interactive_reasoning" => (0.85, 0.25, 12.0, 0.5, 3.0, 30.0),
-        "presence" => (0.99, 0.0, 8.0, 0.4, 2.0, 20.0),
-        "attention" => (0.95, 0.0, 15.0, 0.3, 5.0, 30.0),
+        "visual_match" => (0.90, 0.20, 6.0, 0.5, 1.5, 15.0, 1.5),
+        "interactive_reasoning" => (0.85, 0.25, 12.0, 0.5, 3.0, 30.0, 3.0),
+        "presence" => (0.99, 0.0, 8.0, 0.4, 2.0, 20.0, 0.5),
+        "attention" => (0.95, 0.0, 15.0, 0.3, 5.0, 30.0, 4.0),
         _ => return None,
     };
     Some(ResolvedFamily {
         name: name.to_owned(),
-        weight: 1.0,
         deadline_s: row.5,
+        min_solve_s: row.6,
         human_success: row.0,
         eps_auto: row.1,
         solve_time: SolveTime {
@@ -117,8 +120,10 @@ impl FamilySpec {
         let secs = |d: Option<Duration>| d.map(|d| d.as_secs_f64());
         let fam = ResolvedFamily {
             name: name.to_owned(),
-            weight: self.weight.unwrap_or(1.0),
             deadline_s: need(secs(self.deadline), b.map(|b| b.deadline_s), "deadline")?,
+            min_solve_s: secs(self.min_solve)
+                .or(b.map(|b| b.min_solve_s))
+                .unwrap_or(0.0),
             human_success: need(
                 self.human_success,
                 b.map(|b| b.human_success),
@@ -141,8 +146,15 @@ impl FamilySpec {
                     .unwrap_or(0.0),
             },
         };
-        check_pos(&field("weight"), fam.weight, true)?;
         check_pos(&field("deadline"), fam.deadline_s, false)?;
+        check_pos(&field("min_solve"), fam.min_solve_s, true)?;
+        if fam.min_solve_s >= fam.deadline_s {
+            return Err(ScenarioError::Range {
+                field: field("min_solve"),
+                value: fam.min_solve_s.to_string(),
+                allowed: format!("≥ 0 and < deadline ({} s)", fam.deadline_s),
+            });
+        }
         check_prob(&field("human_success"), fam.human_success)?;
         check_prob(&field("eps_auto"), fam.eps_auto)?;
         check_pos(&field("solve_time.cv"), fam.solve_time.cv, false)?;

@@ -20,6 +20,38 @@ pub use eps::{EpsOverride, apply_eps_json};
 pub use family::{FamilySpec, ResolvedFamily, SolveTime, paper_family};
 pub use validate::ScenarioError;
 
+/// The step keyword for a family drawn by the issuer from the pool.
+pub const DRAWN: &str = "cognitive";
+
+/// The family only a fixed step asks for: it needs an enrolled hardware authenticator, so it
+/// is never drawn (a script without one has ε = 0 there).
+pub const PRESENCE: &str = "presence";
+
+/// Fields of older scenario files and what replaced them.
+const RETIRED: [(&str, &str); 3] = [
+    (
+        "challenges_per_window",
+        "the window policy: `steps` (e.g. [\"presence\", \"cognitive\", \"cognitive\"]) and `spares`",
+    ),
+    (
+        "solves_required",
+        "the window policy: `steps` (every step must pass) and `spares`",
+    ),
+    (
+        "weight",
+        "nothing: a drawn step takes a family uniformly from its pool",
+    ),
+];
+
+/// One step of the policy with the families it may take.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepPool {
+    /// `cognitive` or a family name.
+    pub step: String,
+    /// Family names, in name order.
+    pub families: Vec<String>,
+}
+
 /// When in a window challenge requests are accepted (shared/DESIGN.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -46,14 +78,18 @@ pub struct Scenario {
     /// Window length, > 0.
     #[serde(with = "humantime_serde")]
     pub window_len: Duration,
-    /// Challenges an identity may request per window (`k`), ≥ 1.
-    pub challenges_per_window: u32,
-    /// Accepted solves needed to be active in a window (`r`), 1 ≤ r ≤ k.
-    pub solves_required: u32,
+    /// The human window policy: the steps every identity must pass each window, in order.
+    /// A family name is that family; `"cognitive"` is a family the issuer draws uniformly from
+    /// the pool (every scenario family except `presence` and the ones a step names). 1 to 16.
+    pub steps: Vec<String>,
+    /// Extra tries for slips: a wrong or expired answer uses one (the first answer to a
+    /// challenge is final), 0 to 16.
+    pub spares: u32,
     /// Ceremony slots.
     pub slots: Slots,
-    /// Challenge families by name. Known names (`visual_match`, `interactive_reasoning`,
-    /// `presence`, `attention`) default every field from the paper's Table 3.
+    /// Challenge families by name: the enabled ones. Known names (`visual_match`,
+    /// `interactive_reasoning`, `presence`, `attention`) default every field from the paper's
+    /// Table 3.
     pub families: BTreeMap<String, FamilySpec>,
     /// The honest population.
     pub honest: Honest,
@@ -170,8 +206,11 @@ pub struct Analysis {
     pub cost_windows: u32,
     /// Largest number of humans on the cost curve; 0 = the schedule's maximum.
     pub cost_max_humans: u64,
-    /// Safety factor z of τh: expected attempts plus z standard deviations, ≥ 0.
+    /// Safety factor z of τh: a person's capacity plus z standard deviations, ≥ 0.
     pub tau_z: f64,
+    /// Monte-Carlo person-windows per candidate load when choosing how many identities one
+    /// hired human takes on, ≥ 50 (fewer for large loads).
+    pub load_samples: u32,
     /// Deadline multipliers for the honest false-reject sweep, each > 0.
     pub deadline_scales: Vec<f64>,
     /// Slot lengths for the honest false-reject sweep, each > 0.
@@ -183,7 +222,19 @@ pub struct Analysis {
 impl Scenario {
     /// Parse and validate a scenario from TOML text.
     pub fn from_toml(text: &str) -> Result<Self, ScenarioError> {
-        let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse(e.to_string()))?;
+        let s: Scenario = toml::from_str(text).map_err(|e| {
+            let message = e.to_string();
+            match RETIRED
+                .iter()
+                .find(|(field, _)| message.contains(&format!("unknown field `{field}`")))
+            {
+                Some((field, now)) => ScenarioError::Retired {
+                    field: (*field).to_owned(),
+                    replacement: (*now).to_owned(),
+                },
+                None => ScenarioError::Parse(message),
+            }
+        })?;
         s.validate()?;
         Ok(s)
     }
@@ -202,6 +253,49 @@ impl Scenario {
         self.families
             .iter()
             .map(|(name, spec)| spec.resolve(name))
+            .collect()
+    }
+
+    /// The policy's steps with the families each may take: a named family alone, or for a
+    /// drawn step every scenario family except `presence` and those a step names.
+    pub fn step_pools(&self) -> Result<Vec<StepPool>, ScenarioError> {
+        let named = |f: &str| self.steps.iter().any(|s| s == f);
+        self.steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| {
+                let families: Vec<String> = if step == DRAWN {
+                    self.families
+                        .keys()
+                        .filter(|f| f.as_str() != PRESENCE && !named(f))
+                        .cloned()
+                        .collect()
+                } else if self.families.contains_key(step) {
+                    vec![step.clone()]
+                } else {
+                    return Err(ScenarioError::Range {
+                        field: format!("steps[{i}]"),
+                        value: format!("{step:?}"),
+                        allowed: format!(
+                            "\"{DRAWN}\" or a family of the scenario ({})",
+                            self.families.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    });
+                };
+                if families.is_empty() {
+                    return Err(ScenarioError::Missing {
+                        field: format!("steps[{i}]"),
+                        hint: format!(
+                            "no family is left for a \"{DRAWN}\" step: add one that is not \
+                             `{PRESENCE}` nor named by another step"
+                        ),
+                    });
+                }
+                Ok(StepPool {
+                    step: step.clone(),
+                    families,
+                })
+            })
             .collect()
     }
 

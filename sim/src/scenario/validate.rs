@@ -35,6 +35,14 @@ pub enum ScenarioError {
         /// What to do about it.
         hint: String,
     },
+    /// A field of older scenario files that no longer exists.
+    #[error("scenario field `{field}` is gone: use {replacement}")]
+    Retired {
+        /// The old field.
+        field: String,
+        /// What replaced it.
+        replacement: String,
+    },
     /// The ε_auto override file is unusable.
     #[error("cannot use eps override {path}: {message}")]
     Eps {
@@ -85,21 +93,11 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         check_min("windows", self.windows.into(), 1)?;
         check_pos("window_len", self.window_len.as_secs_f64(), false)?;
-        check_min(
-            "challenges_per_window",
-            self.challenges_per_window.into(),
-            1,
-        )?;
-        check_min("solves_required", self.solves_required.into(), 1)?;
-        if self.solves_required > self.challenges_per_window {
-            return Err(range(
-                "solves_required",
-                self.solves_required,
-                &format!(
-                    "1 ..= challenges_per_window ({})",
-                    self.challenges_per_window
-                ),
-            ));
+        if self.steps.is_empty() || self.steps.len() > 16 {
+            return Err(range("steps", self.steps.len(), "1 to 16 steps"));
+        }
+        if self.spares > 16 {
+            return Err(range("spares", self.spares, "0 to 16"));
         }
         if self.slots.mode != SlotMode::Open {
             check_pos("slots.len", self.slots.len.as_secs_f64(), false)?;
@@ -120,10 +118,8 @@ impl Scenario {
                 hint: "list at least one family, or omit the table for the paper's four".to_owned(),
             });
         }
-        let fams = self.resolved_families()?;
-        if fams.iter().all(|f| f.weight == 0.0) {
-            return Err(range("families.*.weight", 0, "at least one weight > 0"));
-        }
+        self.resolved_families()?;
+        self.step_pools()?;
         self.validate_honest()?;
         self.validate_adversary()?;
         self.validate_rest()
@@ -229,6 +225,7 @@ impl Scenario {
         check_min("analysis.cost_points", n.cost_points.into(), 3)?;
         check_min("analysis.cost_windows", n.cost_windows.into(), 1)?;
         check_pos("analysis.tau_z", n.tau_z, true)?;
+        check_min("analysis.load_samples", n.load_samples.into(), 50)?;
         check_min("analysis.honest_samples", n.honest_samples.into(), 1000)?;
         for (i, d) in n.deadline_scales.iter().enumerate() {
             check_pos(&format!("analysis.deadline_scales[{i}]"), *d, false)?;
@@ -268,9 +265,21 @@ mod tests {
             e.contains("adversary.wage_per_hour") && e.contains("≥ 0"),
             "{e}"
         );
-        let e = err_of("challenges_per_window = 2\nsolves_required = 3");
+        let e = err_of("steps = []");
+        assert!(e.contains("`steps`") && e.contains("1 to 16"), "{e}");
+        let e = err_of("steps = [\"presence\", \"captcha\"]");
         assert!(
-            e.contains("solves_required") && e.contains("1 ..= challenges_per_window"),
+            e.contains("steps[1]") && e.contains("\"cognitive\" or a family"),
+            "{e}"
+        );
+        let e = err_of("steps = [\"cognitive\"]\n[families.presence]");
+        assert!(
+            e.contains("steps[0]") && e.contains("no family is left"),
+            "{e}"
+        );
+        let e = err_of("[families.attention]\nmin_solve = \"40s\"");
+        assert!(
+            e.contains("families.attention.min_solve") && e.contains("< deadline"),
             "{e}"
         );
         let e = err_of("[slots]\nmode = \"global\"\nlen = \"2h\"");
@@ -281,5 +290,32 @@ mod tests {
     fn unknown_fields_are_rejected() {
         let e = err_of("windoes = 3");
         assert!(e.contains("windoes"), "{e}");
+    }
+
+    #[test]
+    fn retired_fields_say_what_replaced_them() {
+        let e = err_of("challenges_per_window = 3\nsolves_required = 1");
+        assert!(
+            e.contains("challenges_per_window") && e.contains("`steps`"),
+            "{e}"
+        );
+        let e = err_of("[families.attention]\nweight = 2.0");
+        assert!(e.contains("`weight` is gone"), "{e}");
+    }
+
+    #[test]
+    fn the_default_policy_draws_cognitive_steps_from_every_family_but_presence() {
+        let pools = Scenario::default().step_pools().unwrap();
+        assert_eq!(pools.len(), 3);
+        assert_eq!(pools[0].families, ["presence"]);
+        assert_eq!(
+            pools[1].families,
+            ["attention", "interactive_reasoning", "visual_match"]
+        );
+        let s = Scenario::from_toml("steps = [\"attention\", \"cognitive\"]").unwrap();
+        assert_eq!(
+            s.step_pools().unwrap()[1].families,
+            ["interactive_reasoning", "visual_match"]
+        );
     }
 }

@@ -55,7 +55,6 @@ fn check(s: &Scenario) {
 }
 
 #[test]
-#[ignore = "the exact engine now runs the step sequence with openings inside the slot; the aggregate engine still models k/r: they disagree until the sim scenario gets the step policy"]
 fn engines_agree_on_a_global_slot() {
     let mut s = Scenario::load(&crate::config("small.toml")).unwrap();
     s.windows = 16;
@@ -63,12 +62,12 @@ fn engines_agree_on_a_global_slot() {
 }
 
 #[test]
-fn engines_agree_on_an_open_window_needing_two_solves() {
+fn engines_agree_on_an_open_window_with_two_drawn_steps() {
     let mut s = Scenario::load(&crate::config("small.toml")).unwrap();
     s.windows = 12;
     s.window_len = std::time::Duration::from_secs(120);
     s.slots.mode = hco_sim::scenario::SlotMode::Open;
-    s.solves_required = 2;
+    s.steps = vec!["cognitive".into(), "cognitive".into()];
     s.honest.population = 150;
     s.adversary.bot_identities = 40;
     check(&s);

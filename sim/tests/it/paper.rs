@@ -33,8 +33,47 @@ fn paper_scenario_meets_lemma_1_theorems_and_linear_cost() {
         (hco_growth / s_growth - 1.0).abs() < 0.05,
         "HCO cost ×{hco_growth}, s ×{s_growth}"
     );
-    // Honest users mostly get through with the paper's deadlines.
-    assert!(out.honest_false_reject_rate < 0.05);
+    // Three steps, each a first and final answer, with one spare: typical users mostly get
+    // through; slow and assisted ones miss more with the paper's tight deadlines (15 s visual
+    // matching, 20 s presence).
+    assert!(
+        out.model.cohorts[0].active > 0.95,
+        "{:?}",
+        out.model.cohorts
+    );
+    assert!(out.honest_false_reject_rate < 0.12);
+    // No script keeps an identity active: the presence step has ε = 0.
+    assert_eq!(out.model.bot_odds.active, 0.0);
+    // A person keeps fewer identities than the capacity bound, and at most τh.
+    let per_human = out.steady.mean_human_active / out.steady.mean_humans;
+    assert!(per_human <= out.model.capacity && per_human > 0.6 * out.model.capacity);
+}
+
+#[test]
+fn under_the_presence_policy_only_people_keep_identities_active() {
+    let mut s = Scenario::from_toml("windows = 24").unwrap();
+    s.analysis.honest_samples = 2000;
+    s.adversary.bot_identities = 5000;
+    // Even a perfect solver of every cognitive family.
+    for f in s.families.values_mut() {
+        f.eps_auto = Some(1.0);
+    }
+    s.families.get_mut("presence").unwrap().eps_auto = Some(0.0);
+    let out = run(&RunConfig::new(s.clone())).unwrap();
+    let summary = hco_sim::report::Summary::new(&out);
+    assert_eq!(summary.mean_bot_active, 0.0);
+    assert!(!summary.automation_profitable);
+    assert_eq!(summary.automation_cost_per_identity_window, None);
+    assert_eq!(summary.cheapest_cost_per_identity_window, out.fit.slope);
+    assert!(out.fit.slope > 0.0 && out.fit.r2 > 0.99);
+    // Without the presence step the same script makes identities for the price of attempts.
+    s.steps = vec!["cognitive".into(), "cognitive".into()];
+    let out = run(&RunConfig::new(s)).unwrap();
+    let summary = hco_sim::report::Summary::new(&out);
+    assert_eq!(summary.mean_bot_active, 5000.0);
+    let automation = summary.automation_cost_per_identity_window.unwrap();
+    assert!((automation - 2.0 * 0.002).abs() < 1e-12, "{automation}");
+    assert_eq!(summary.cheapest_cost_per_identity_window, automation);
 }
 
 #[test]
@@ -44,13 +83,16 @@ fn a_global_slot_caps_what_one_human_can_do_and_an_open_window_does_not() {
     let g = run(&RunConfig::new(global)).unwrap();
     let o = run(&RunConfig::new(open)).unwrap();
     assert_eq!(g.lemma1_violations + o.lemma1_violations, 0);
-    // An hour of open window is 12× a 5-minute slot: about 12× the identities per human.
+    // An hour of open window against a 5-minute slot (each plus the 30 s tail): about 11× the
+    // identities per human.
     let ratio = o.steady.mean_human_active / g.steady.mean_human_active;
-    assert!((10.0..14.0).contains(&ratio), "ratio {ratio}");
+    assert!((9.0..15.0).contains(&ratio), "ratio {ratio}");
     assert!(o.model.tau_h > 8.0 * g.model.tau_h);
-    // Humans are paid by the hour, so the money per identity is the same: the slot changes how
-    // many humans the attacker needs, not what each identity costs.
-    assert!((o.fit.slope / g.fit.slope - 1.0).abs() < 0.1);
+    // Humans are paid by the hour, so the money per identity stays close: the slot mostly
+    // changes how many humans the attacker needs. The global slot's phases make a person wait
+    // for openings, so an identity there costs somewhat more.
+    let slopes = o.fit.slope / g.fit.slope;
+    assert!((0.7..=1.0).contains(&slopes), "slopes ×{slopes}");
 }
 
 #[test]

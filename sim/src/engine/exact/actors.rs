@@ -1,9 +1,9 @@
-//! One window of the exact engine: actors stepped in time order against the core.
+//! One window of the exact engine: every actor's schedule run against the core.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
-use hco_oracle::{Clock, Digest, ManualClock, Oracle, Response, SignedRequest, Timestamp};
+use ed25519_dalek::SigningKey;
+use hco_oracle::{IssuedChallenge, Oracle, Reason, Response, SignedRequest, Timestamp};
 
 use super::standin::wrong_answer;
 use super::{Population, fail};
@@ -11,32 +11,7 @@ use crate::error::SimError;
 use crate::model::Model;
 use crate::rng::Rng;
 use crate::scenario::{Scenario, SlotMode};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Honest,
-    Human,
-    Bot,
-}
-
-/// The identity an actor is working for, and how its window is going.
-#[derive(Debug, Clone, Copy)]
-struct Serving {
-    key: usize,
-    next_j: u32,
-    ok: u32,
-    failed: u32,
-}
-
-struct Actor {
-    kind: Kind,
-    speed: f64,
-    serving: Option<Serving>,
-    /// No request at or after this time.
-    end: Timestamp,
-    /// An answer waiting to be submitted at the actor's next event.
-    pending: Option<Response>,
-}
+use crate::schedule::{Fetch, Slot, World, work};
 
 /// Counts the core does not keep.
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,6 +19,118 @@ pub struct Counts {
     pub human_attempts: u64,
     pub bot_attempts: u64,
     pub honest_participating: u64,
+}
+
+/// Who is answering.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Solver {
+    /// A person `speed` times slower than typical.
+    Person(f64),
+    /// A script: answers at once, right with the family's ε_auto.
+    Script,
+}
+
+/// The core as the schedule sees it: seconds since the window start, identities as indices
+/// into `keys`.
+struct Core<'a> {
+    oracle: &'a Oracle,
+    model: &'a Model,
+    families: &'a HashMap<String, usize>,
+    t: u64,
+    base: Timestamp,
+    keys: Vec<&'a SigningKey>,
+    solver: Solver,
+    rng: &'a mut Rng,
+    /// The challenge each identity holds.
+    held: Vec<Option<IssuedChallenge>>,
+    /// The first storage failure, if any.
+    error: Option<SimError>,
+}
+
+impl Core<'_> {
+    fn ms(&self, s: f64) -> Timestamp {
+        self.base + (s * 1000.0).round().max(0.0) as u64
+    }
+
+    fn secs(&self, ms: Timestamp) -> f64 {
+        (ms as f64 - self.base as f64) / 1000.0
+    }
+}
+
+impl World for Core<'_> {
+    fn fetch(&mut self, identity: usize, j: u32, now: f64) -> Fetch {
+        let at = self.ms(now);
+        let req = SignedRequest::new(self.keys[identity], self.t, j);
+        match self.oracle.issue(&req, at) {
+            Err(e) => {
+                self.error.get_or_insert(fail("ledger", e));
+                Fetch::Refused
+            }
+            Ok(Err(Reason::StepNotOpen { opens_at })) => Fetch::NotOpen {
+                opens_at: self.secs(opens_at),
+            },
+            Ok(Err(_)) => Fetch::Refused,
+            Ok(Ok(issued)) => {
+                let c = &issued.challenge.challenge;
+                let Some(&family) = self.families.get(&c.family) else {
+                    self.error
+                        .get_or_insert(fail("unknown family issued", &c.family));
+                    return Fetch::Refused;
+                };
+                let fetched = Fetch::Issued {
+                    family,
+                    deadline: self.secs(c.deadline),
+                    min_solve: self.oracle.params().min_solve_ms(&c.family) as f64 / 1000.0,
+                };
+                self.held[identity] = Some(issued);
+                fetched
+            }
+        }
+    }
+
+    fn solve(&mut self, family: usize) -> (f64, bool) {
+        let fam = &self.model.families[family];
+        match self.solver {
+            Solver::Script => (0.0, self.rng.bernoulli(fam.eps_auto)),
+            Solver::Person(speed) => (
+                fam.sample_time(self.rng, speed),
+                self.rng.bernoulli(fam.p_correct),
+            ),
+        }
+    }
+
+    fn answer(&mut self, identity: usize, _j: u32, at: f64, correct: bool) -> bool {
+        let Some(issued) = self.held[identity].take() else {
+            return false;
+        };
+        let c = &issued.challenge.challenge;
+        // Whole milliseconds inside [issue + floor, deadline], as the schedule meant.
+        let floor = c.issued_at + self.oracle.params().min_solve_ms(&c.family);
+        let at = self.ms(at).clamp(floor, c.deadline);
+        let Some(solved) = self
+            .oracle
+            .registry()
+            .get(&c.family)
+            .and_then(|f| f.solve(&issued.prompt))
+        else {
+            self.error
+                .get_or_insert(fail("no solver for family", &c.family));
+            return false;
+        };
+        let answer = if correct {
+            solved
+        } else {
+            wrong_answer(&solved)
+        };
+        let response = Response::new(self.keys[identity], issued.challenge, answer);
+        match self.oracle.verify_response(&response, at) {
+            Ok(verdict) => verdict.is_ok(),
+            Err(e) => {
+                self.error.get_or_insert(fail("ledger", e));
+                false
+            }
+        }
+    }
 }
 
 /// One window's actors.
@@ -54,10 +141,6 @@ pub struct Window<'a> {
     pop: &'a Population,
     families: &'a HashMap<String, usize>,
     t: u64,
-    /// Pool identities as `(slot start, slot end, key)`, in slot order; humans take from `next`.
-    queue: Vec<(Timestamp, Timestamp, usize)>,
-    next: usize,
-    counts: Counts,
 }
 
 impl<'a> Window<'a> {
@@ -76,204 +159,98 @@ impl<'a> Window<'a> {
             pop,
             families,
             t,
-            queue: Vec::new(),
-            next: 0,
-            counts: Counts::default(),
         }
     }
 
-    fn slot(&self, key: usize, prev: &Digest) -> std::ops::Range<Timestamp> {
+    /// The slot of identity `key`, seconds since the window start.
+    fn slot(&self, key: usize) -> Result<Slot, SimError> {
         let id = hco_oracle::testing::identity_id(&self.pop.keys[key]);
-        self.oracle.params().slot(self.t, &id, prev)
+        let slot = self
+            .oracle
+            .slot(self.t, &id)
+            .map_err(|e| fail("ledger", e))?;
+        let base = self.oracle.params().window_start(self.t);
+        let secs = |ms: Timestamp| (ms as f64 - base as f64) / 1000.0;
+        Ok((secs(slot.start), secs(slot.end)))
+    }
+
+    /// One actor's schedule over `keys`: `(active, attempts)`.
+    fn act(
+        &self,
+        keys: &[usize],
+        solver: Solver,
+        start: f64,
+        stop: f64,
+        rng: &mut Rng,
+    ) -> Result<(u32, u32), SimError> {
+        let slots = keys
+            .iter()
+            .map(|&k| self.slot(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut core = Core {
+            oracle: self.oracle,
+            model: self.model,
+            families: self.families,
+            t: self.t,
+            base: self.oracle.params().window_start(self.t),
+            keys: keys.iter().map(|&k| &self.pop.keys[k]).collect(),
+            solver,
+            rng,
+            held: vec![None; keys.len()],
+            error: None,
+        };
+        let tally = work(&self.model.plan, start, stop, &slots, &mut core);
+        match core.error {
+            Some(e) => Err(e),
+            None => Ok((tally.active, tally.attempts)),
+        }
     }
 
     /// Drive every actor of the window to completion.
-    pub fn run(&mut self, clock: &ManualClock, rng: &mut Rng) -> Result<Counts, SimError> {
-        let oracle = self.oracle;
-        let params = oracle.params();
-        let prev = match self.t.checked_sub(1) {
-            Some(p) => self
-                .oracle
-                .ledger()
-                .certified_root(p)
-                .map_err(|e| fail("ledger", e))?,
-            None => Digest::ZERO,
-        };
-        let start = params.window_start(self.t);
-        let serve = |key| {
-            Some(Serving {
-                key,
-                next_j: 0,
-                ok: 0,
-                failed: 0,
-            })
-        };
-        let mut actors = Vec::new();
-        let mut events = BinaryHeap::new();
+    pub fn run(&self, rng: &mut Rng) -> Result<Counts, SimError> {
+        let mut counts = Counts::default();
         for (i, &cohort) in self.pop.honest_cohort.iter().enumerate() {
             if !rng.bernoulli(self.s.honest.participation) {
                 continue;
             }
-            self.counts.honest_participating += 1;
-            let slot = self.slot(i, &prev);
-            let arrive = (rng.exponential(self.model.arrival_mean_s) * 1000.0).round() as u64;
-            events.push(Reverse((slot.start + arrive, actors.len())));
-            actors.push(Actor {
-                kind: Kind::Honest,
-                speed: self.model.cohorts[cohort].speed,
-                serving: serve(i),
-                end: slot.end,
-                pending: None,
-            });
+            counts.honest_participating += 1;
+            let arrive = self.slot(i)?.0 + rng.exponential(self.model.arrival_mean_s);
+            let speed = self.model.cohorts[cohort].speed;
+            self.act(&[i], Solver::Person(speed), arrive, f64::INFINITY, rng)?;
         }
-        let mut queue: Vec<_> = self
+        // Hired humans: the pool in slot order, dealt round-robin, `per_human` each.
+        let m = self.s.humans_at(self.t as u32) as usize;
+        let mut pool = self
             .pop
             .pool
             .clone()
-            .map(|k| {
-                let s = self.slot(k, &prev);
-                (s.start, s.end, k)
-            })
-            .collect();
-        queue.sort_unstable();
-        self.queue = queue;
-        let budget_ms = (self.model.human_budget_s * 1000.0).round() as u64;
-        let shift_start = match self.s.slots.mode {
-            SlotMode::Global => self.queue.first().map_or(start, |q| q.0),
-            SlotMode::Open | SlotMode::Staggered => start,
+            .map(|k| Ok((self.slot(k)?.0, k)))
+            .collect::<Result<Vec<_>, SimError>>()?;
+        pool.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let per_human = self.model.per_human as usize;
+        let (start, stop) = match self.s.slots.mode {
+            SlotMode::Global => (pool.first().map_or(0.0, |p| p.0), f64::INFINITY),
+            SlotMode::Open | SlotMode::Staggered => (0.0, self.model.human_budget_s),
         };
-        for _ in 0..self.s.humans_at(self.t as u32) {
-            events.push(Reverse((shift_start, actors.len())));
-            actors.push(Actor {
-                kind: Kind::Human,
-                speed: 1.0,
-                serving: None,
-                end: shift_start + budget_ms,
-                pending: None,
-            });
+        for h in 0..m {
+            let keys: Vec<usize> = pool
+                .iter()
+                .skip(h)
+                .step_by(m)
+                .take(per_human)
+                .map(|p| p.1)
+                .collect();
+            if keys.is_empty() {
+                break;
+            }
+            let (_, attempts) = self.act(&keys, Solver::Person(1.0), start, stop, rng)?;
+            counts.human_attempts += u64::from(attempts);
         }
         for key in self.pop.bots.clone() {
-            let slot = self.slot(key, &prev);
-            events.push(Reverse((slot.start, actors.len())));
-            actors.push(Actor {
-                kind: Kind::Bot,
-                speed: 1.0,
-                serving: serve(key),
-                end: slot.end,
-                pending: None,
-            });
+            let start = self.slot(key)?.0;
+            let (_, attempts) = self.act(&[key], Solver::Script, start, f64::INFINITY, rng)?;
+            counts.bot_attempts += u64::from(attempts);
         }
-        while let Some(Reverse((now, a))) = events.pop() {
-            clock.set(now);
-            if let Some(next) = self.step(&mut actors[a], clock.now(), rng)? {
-                events.push(Reverse((next, a)));
-            }
-        }
-        Ok(self.counts)
-    }
-
-    /// Advance one actor at `now`; returns when it next acts.
-    fn step(
-        &mut self,
-        actor: &mut Actor,
-        now: Timestamp,
-        rng: &mut Rng,
-    ) -> Result<Option<Timestamp>, SimError> {
-        let (k, r) = (self.s.challenges_per_window, self.s.solves_required);
-        if let Some(response) = actor.pending.take() {
-            let verdict = self
-                .oracle
-                .verify_response(&response, now)
-                .map_err(|e| fail("ledger", e))?;
-            match actor.kind {
-                Kind::Human => self.counts.human_attempts += 1,
-                Kind::Bot => self.counts.bot_attempts += 1,
-                Kind::Honest => {}
-            }
-            let Some(sv) = actor.serving.as_mut() else {
-                return Ok(None);
-            };
-            if verdict.is_ok() {
-                sv.ok += 1
-            } else {
-                sv.failed += 1
-            }
-            if sv.ok == r || sv.failed > k - r {
-                actor.serving = None;
-                if actor.kind != Kind::Human {
-                    return Ok(None);
-                }
-            }
-            return Ok(Some(now));
-        }
-        if now >= actor.end {
-            return Ok(None);
-        }
-        if actor.serving.is_none() {
-            // A human takes the next pool identity whose slot has not ended.
-            while self.queue.get(self.next).is_some_and(|q| q.1 <= now) {
-                self.next += 1;
-            }
-            let Some(&(slot_start, _, key)) = self.queue.get(self.next) else {
-                return Ok(None);
-            };
-            if slot_start > now {
-                return Ok((slot_start < actor.end).then_some(slot_start));
-            }
-            self.next += 1;
-            actor.serving = Some(Serving {
-                key,
-                next_j: 0,
-                ok: 0,
-                failed: 0,
-            });
-        }
-        let Some(sv) = actor.serving.as_mut() else {
-            return Ok(None);
-        };
-        let key = &self.pop.keys[sv.key];
-        let j = sv.next_j;
-        sv.next_j += 1;
-        let issued = match self
-            .oracle
-            .issue(&SignedRequest::new(key, self.t, j), now)
-            .map_err(|e| fail("ledger", e))?
-        {
-            Ok(issued) => issued,
-            Err(_) => {
-                // Outside the slot: this identity is done for the window.
-                actor.serving = None;
-                return Ok((actor.kind == Kind::Human).then_some(now));
-            }
-        };
-        let c = &issued.challenge.challenge;
-        let fam_idx = *self
-            .families
-            .get(&c.family)
-            .ok_or_else(|| fail("unknown family issued", &c.family))?;
-        let fam = &self.model.families[fam_idx];
-        let (at, correct) = if actor.kind == Kind::Bot {
-            (now + 1, rng.bernoulli(fam.eps_auto))
-        } else {
-            let ms = (fam.sample_time(rng, actor.speed) * 1000.0).ceil() as u64;
-            if now + ms > c.deadline {
-                (c.deadline + 1, true)
-            } else {
-                (now + ms, rng.bernoulli(fam.p_correct))
-            }
-        };
-        let solved = self
-            .oracle
-            .registry()
-            .get(&c.family)
-            .and_then(|f| f.solve(&issued.prompt))
-            .ok_or_else(|| fail("no solver for family", &c.family))?;
-        let answer = if correct {
-            solved
-        } else {
-            wrong_answer(&solved)
-        };
-        actor.pending = Some(Response::new(key, issued.challenge, answer));
-        Ok(Some(at))
+        Ok(counts)
     }
 }

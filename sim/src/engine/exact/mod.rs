@@ -1,20 +1,23 @@
 //! The exact engine: the real oracle core, every challenge issued, answered and verified.
 //!
-//! One committee node (quorum 1) runs [`hco_oracle::Oracle`] over a temporary sled ledger with the
-//! scenario's windows, slots, `k`, `r` and per-family deadlines. Every honest user, pool identity
-//! and bot is a registered ed25519 identity. Within a window, actors are driven in time order
-//! from a queue of events on a [`ManualClock`]:
+//! One committee node (quorum 1) runs [`hco_oracle::Oracle`] over a temporary sled ledger with
+//! the scenario's windows, slot, window policy (steps, spares), per-family deadlines and
+//! floors. Every honest user, pool identity and bot is a registered ed25519 identity. In each
+//! window every actor runs the same earliest-deadline-first schedule as the aggregate engine
+//! ([`crate::schedule`]), but against the core:
 //!
-//! * an honest user arrives in their slot and requests challenges one at a time;
-//! * a hired human serves pool identities one after another until their budget ends;
-//! * a bot answers each challenge a millisecond after it is issued.
+//! * an honest user arrives in their slot and takes the steps as the core opens them;
+//! * a hired human takes on the model's `per_human` pool identities and interleaves them;
+//! * a bot answers each challenge as soon as the core's floor (`min_solve`) allows.
 //!
-//! What a person does is sampled from the scenario (the family the *core* chose, a solve time,
-//! correct or not); the answer is then written by the family's solver (or made wrong) and
-//! submitted at the sampled time. A human still busy at the deadline submits just after it. The
-//! core alone decides acceptance: slots, deadlines, replay and answers are its checks. After the
-//! window closes the node signs its summary (which certifies the root that places the next
-//! window's slots) and the active set is read back from the ledger.
+//! Asking for a challenge before its opening gets `step_not_open` with the opening, as a
+//! client does. What a person does is sampled from the scenario (the family the *core* drew,
+//! a solve time, correct or not); the answer is then written by the family's solver (or made
+//! wrong) and submitted at the sampled time. The core alone decides: slots, openings, the
+//! step sequence, deadlines, floors, one answer per challenge. After the window closes the
+//! node signs its summary and the active set is read back from the ledger. Each actor's calls
+//! come in time order; different actors' calls are not interleaved in time (the core keeps no
+//! state across identities that depends on it).
 
 mod actors;
 mod standin;
@@ -24,8 +27,8 @@ use std::collections::{BTreeSet, HashMap};
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Class, Registry};
 use hco_oracle::{
-    Clock, FamilyConfig, IdentityId, Ledger, LifecycleParams, ManualClock, NetworkParams, Oracle,
-    SignedRegister, testing,
+    ClassPolicies, Clock, FamilyConfig, IdentityId, Ledger, LifecycleParams, ManualClock,
+    NetworkParams, Oracle, SignedRegister, Step, WindowPolicy, testing,
 };
 use indicatif::ProgressBar;
 
@@ -44,32 +47,33 @@ fn fail(context: &str, e: impl std::fmt::Display) -> SimError {
     SimError::Exact(format!("{context}: {e}"))
 }
 
-/// The core's parameters for a scenario.
+/// The core's parameters for a scenario: the families of the policy's pools as stand-ins,
+/// the scenario's steps and spares as the human policy.
 pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> NetworkParams {
     let ms = |secs: f64| (secs * 1000.0).round() as u64;
-    let families: Vec<FamilyConfig> = model
-        .families
+    let used: BTreeSet<usize> = model.pools.iter().flatten().copied().collect();
+    let families: Vec<FamilyConfig> = used
         .iter()
-        .map(|f| FamilyConfig {
-            name: f.name.clone(),
-            deadline_ms: ms(f.deadline_s),
-            difficulty: 3,
-            min_solve_ms: 0,
+        .map(|&i| {
+            let f = &model.families[i];
+            FamilyConfig {
+                name: f.name.clone(),
+                deadline_ms: ms(f.deadline_s),
+                difficulty: 3,
+                min_solve_ms: ms(f.min_solve_s),
+            }
         })
         .collect();
     NetworkParams {
         genesis_ms: testing::TEST_GENESIS_MS,
         window_ms: s.window_len.as_millis() as u64,
         grace_ms: families.iter().map(|f| f.deadline_ms).max().unwrap_or(0),
-        policies: {
-            let policy = hco_oracle::WindowPolicy {
-                steps: vec![hco_oracle::Step::Drawn; s.solves_required as usize],
-                spares: s.challenges_per_window.saturating_sub(s.solves_required),
-            };
-            hco_oracle::ClassPolicies {
-                human: policy.clone(),
-                agent: policy,
-            }
+        policies: ClassPolicies {
+            human: WindowPolicy {
+                steps: s.steps.iter().map(|st| Step::from(st.clone())).collect(),
+                spares: s.spares,
+            },
+            agent: WindowPolicy::default(),
         },
         slot_mode: match s.slots.mode {
             SlotMode::Open => hco_oracle::SlotMode::Open,
@@ -107,7 +111,7 @@ fn population(s: &Scenario, model: &Model) -> Result<Population, SimError> {
     let pool = if s.adversary.identities > 0 {
         s.adversary.identities
     } else {
-        (s.max_humans() as f64 * model.tau_h).ceil() as u64
+        s.max_humans() * u64::from(model.per_human)
     };
     let honest = s.honest.population;
     let total = honest + pool + s.adversary.bot_identities;
@@ -140,17 +144,10 @@ pub fn run(
     seed: u64,
     bar: &ProgressBar,
 ) -> Result<Vec<WindowRecord>, SimError> {
-    let weights: BTreeSet<u64> = model.families.iter().map(|f| f.weight.to_bits()).collect();
-    if weights.len() > 1 {
-        return Err(SimError::Exact(
-            "the core rotates families uniformly: give every family the same weight to use the exact engine"
-                .to_owned(),
-        ));
-    }
     let node = testing::key(1);
     let params = network_params(s, model, &node);
     let mut registry = Registry::builtin();
-    for f in &model.families {
+    for f in &params.families {
         registry.insert(StandIn::new(&f.name));
     }
     let ledger = Ledger::temporary(params.digest()).map_err(|e| fail("opening the ledger", e))?;
@@ -180,8 +177,8 @@ pub fn run(
     let mut out = Vec::with_capacity(s.windows as usize);
     for t in 0..s.windows {
         let mut rng = Rng::stream(seed, tag::EXACT, u64::from(t));
-        let mut window = actors::Window::new(s, model, &oracle, &pop, &families, u64::from(t));
-        let counts = window.run(&clock, &mut rng)?;
+        let window = actors::Window::new(s, model, &oracle, &pop, &families, u64::from(t));
+        let counts = window.run(&mut rng)?;
         let close = params.closes_at(u64::from(t));
         clock.set(close);
         oracle
