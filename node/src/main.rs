@@ -215,6 +215,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Sim(hco_sim::cli::SimCommand::Bound {
+            config,
+            json,
+            solve_time,
+        }) => sim_bound(&config, json, &solve_time),
         Command::Sim(cmd) => hco_sim::cli::execute(cmd),
     }
+}
+
+/// `hco sim bound`: the one-person bound of a node config's human policy, from the parameters
+/// the node itself would run (the same loader, defaults and validation).
+fn sim_bound(
+    path: &std::path::Path,
+    json: bool,
+    solve_time: &[(String, std::time::Duration)],
+) -> anyhow::Result<()> {
+    let config = config::Config::load(path)?;
+    // The committee does not enter the bound; a stand-in member lets any config load.
+    let mut network = config.network.clone();
+    network.committee.clear();
+    let params = network.params(hco_oracle::NodeId([0; 32]))?;
+    let registry = hco_challenges::Registry::builtin();
+    params
+        .validate(&registry)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let inputs = hco_sim::bound::ceremony_of(&params, &registry)?;
+    println!("{}", hco_sim::cli::bound_output(&inputs, json, solve_time)?);
+    Ok(())
 }

@@ -1,5 +1,5 @@
 //! The `hco sim` command line: `run` a scenario, `bench` the aggregate engine, `bound` a node
-//! config's one-person bound (the config's ceremony fields are read by [`crate::bound::config`]).
+//! config's one-person bound (the `hco` binary loads the config; see [`bound_output`]).
 
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::bench::{BenchConfig, bench};
-use crate::bound::{Bound, HumanModel, load_node_config, one_person_bound};
+use crate::bound::{Bound, CeremonyInputs, HumanModel, one_person_bound};
 use crate::engine::EngineKind;
 use crate::report::write_all;
 use crate::run::{RunConfig, run};
@@ -21,8 +21,7 @@ pub enum SimCommand {
     /// How many identities one person can keep active per window under a node config's human
     /// policy (slot, phases, deadlines) with the paper's human solve times.
     Bound {
-        /// A node config (TOML, e.g. configs/prod.toml); only `[network]`'s window, slot_mode,
-        /// slot, policy.human and families are read.
+        /// A node config (TOML, e.g. configs/prod.toml), loaded as the node loads it.
         #[arg(long)]
         config: PathBuf,
         /// Print one JSON object.
@@ -79,19 +78,18 @@ fn parse_solve_time(s: &str) -> Result<(String, Duration), String> {
     Ok((family.trim().to_owned(), time))
 }
 
-/// What `hco sim bound` prints: the bound of the node config at `config` as one JSON object
-/// or a table, with solve-time overrides.
+/// What `hco sim bound` prints: the bound of a network's human ceremony as one JSON object
+/// or a table, with solve-time overrides. The `hco` binary reads the node config (its format
+/// lives with the node) and passes [`crate::bound::ceremony_of`] its parameters.
 pub fn bound_output(
-    config: &std::path::Path,
+    inputs: &CeremonyInputs,
     json: bool,
     solve_time: &[(String, Duration)],
 ) -> anyhow::Result<String> {
-    let inputs = load_node_config(config)?;
     let human = solve_time
         .iter()
         .fold(HumanModel::paper(), |h, (f, t)| h.with(f, t.as_secs_f64()));
-    let bound = one_person_bound(&inputs, &human)
-        .with_context(|| format!("the human policy of {}", config.display()))?;
+    let bound = one_person_bound(inputs, &human).context("the network's human policy")?;
     Ok(if json {
         serde_json::to_string(&bound)?
     } else {
@@ -156,14 +154,10 @@ pub fn bound_table(b: &Bound) -> String {
 pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
     let tty = std::io::stderr().is_terminal();
     match cmd {
-        SimCommand::Bound {
-            config,
-            json,
-            solve_time,
-        } => {
-            println!("{}", bound_output(&config, json, &solve_time)?);
-            Ok(())
-        }
+        SimCommand::Bound { config, .. } => anyhow::bail!(
+            "`sim bound` reads a node config, whose format the node owns: run `hco sim bound --config {}`",
+            config.display()
+        ),
         SimCommand::Run {
             scenario,
             out,

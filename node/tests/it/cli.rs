@@ -115,6 +115,145 @@ fn sim_bound_of_the_production_policy_is_at_most_ten_identities_per_person() {
     assert_eq!(bound["steps"][0]["step"], "presence");
 }
 
+/// A node config shaped like `configs/prod.toml` with a 2-minute slot.
+const NODE_CONFIG: &str = r#"
+[node]
+key_file = "/var/lib/hco/node.key"
+data_dir = "/var/lib/hco/ledger"
+
+[http]
+listen = "127.0.0.1:8080"
+
+[network]
+genesis = "2026-01-01T00:00:00Z"
+window = "1h"
+grace = "2m"
+slot_mode = "global"
+slot = "2m"
+committee = []
+quorum = 0
+
+[network.policy.human]
+steps = ["presence", "cognitive", "cognitive"]
+spares = 1
+
+[network.policy.agent]
+steps = ["narrative_chain"]
+spares = 0
+
+[[network.families]]
+name = "visual_match"
+deadline = "30s"
+difficulty = 5
+
+[[network.families]]
+name = "attention"
+deadline = "40s"
+difficulty = 2
+
+[[network.families]]
+name = "interactive_reasoning"
+deadline = "45s"
+difficulty = 2
+
+[[network.families]]
+name = "presence"
+deadline = "30s"
+difficulty = 1
+min_solve = "500ms"
+
+[[network.families]]
+name = "narrative_chain"
+deadline = "45s"
+difficulty = 3
+
+[agent]
+enabled = true
+"#;
+
+/// `hco sim bound` with args; exit success, stdout and stderr.
+fn sim_bound(config: &str, extra: &[&str]) -> (bool, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("node.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = hco()
+        .args(["sim", "bound", "--config"])
+        .arg(&path)
+        .args(extra)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn sim_bound_reads_a_node_config_and_prints_json_and_a_table() {
+    let (ok, out, err) = sim_bound(NODE_CONFIG, &["--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["identities_per_person"], 6);
+    assert_eq!(json["identities_per_person_cheapest_draws"], 11);
+    assert_eq!(json["phases"], 4);
+    assert_eq!(json["steps"][0]["step"], "presence");
+    assert_eq!(json["inputs"]["slot_mode"], "global");
+    assert_eq!(json["inputs"]["slot_ms"], 120_000);
+    assert_eq!(json["inputs"]["spares"], 1);
+    assert_eq!(
+        json["inputs"]["steps"][1]["families"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    // min_solve left out: the family's own floor.
+    assert_eq!(
+        json["inputs"]["steps"][1]["families"][0]["min_solve_ms"],
+        1500
+    );
+    let mc = json["monte_carlo"]["identities_per_person"]
+        .as_u64()
+        .unwrap();
+    assert!((1..=11).contains(&mc), "{json}");
+    // A slower attention solve lowers the bound; the table says what it is.
+    let (ok, out, err) = sim_bound(NODE_CONFIG, &["--json", "--solve-time", "attention=30s"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["identities_per_person"], 4); // min(165/35, 135/32, 105/16)
+    let (ok, table, err) = sim_bound(NODE_CONFIG, &[]);
+    assert!(ok, "{err}");
+    assert!(table.contains("at most 6 identities"), "{table}");
+}
+
+#[test]
+fn sim_bound_takes_the_node_defaults_and_names_what_is_wrong() {
+    // No [network]: the node's defaults (open 1-minute windows, one drawn step from
+    // arithmetic_reasoning, the only default human family).
+    let (ok, out, err) = sim_bound("[node]\nkey_file = \"k\"\n", &["--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["inputs"]["slot_mode"], "open");
+    assert_eq!(json["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        json["inputs"]["steps"][0]["families"][0]["name"],
+        "arithmetic_reasoning"
+    );
+    let (ok, _, err) = sim_bound(
+        "[network.policy.human]\nsteps = [\"presence\"]\n[[network.families]]\nname = \"attention\"\ndeadline = \"40s\"\ndifficulty = 2\n",
+        &[],
+    );
+    assert!(
+        !ok && err.contains("steps[0]") && err.contains("`presence`"),
+        "{err}"
+    );
+    let (ok, _, err) = sim_bound(
+        "[[network.families]]\nname = \"captcha\"\ndeadline = \"40s\"\ndifficulty = 1\n",
+        &[],
+    );
+    assert!(!ok && err.contains("unknown family `captcha`"), "{err}");
+    let (ok, _, err) = sim_bound("[network]\nslot = 5\n", &[]);
+    assert!(!ok && err.contains("invalid config"), "{err}");
+}
+
 #[test]
 fn sim_run_writes_the_summary() {
     let dir = tempfile::tempdir().unwrap();

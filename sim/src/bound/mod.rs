@@ -25,13 +25,13 @@
 //! random draws and the deadlines, and reports the largest `n` for which at least 95 % of the
 //! identity-windows complete.
 
-pub mod config;
+pub mod params;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{NodeConfigError, inputs_from_node_toml, load_node_config};
+pub use params::{EmptyStep, ceremony_of};
 
 use crate::rng::{Rng, tag};
 use crate::scenario::SlotMode;
