@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use hco_oracle::{
-    ClassPolicies, FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode, Step,
-    WindowPolicy,
-};
+use hco_oracle::{ClassPolicies, FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode};
 use serde::{Deserialize, Serialize};
 
 /// The whole file.
@@ -232,16 +229,7 @@ impl Default for NetworkSection {
             genesis: UNIX_EPOCH + Duration::from_secs(1_767_225_600), // 2026-01-01T00:00:00Z
             window: Duration::from_secs(60),
             grace: Duration::from_secs(20),
-            policy: ClassPolicies {
-                human: WindowPolicy {
-                    steps: vec![Step::Drawn],
-                    spares: 1,
-                },
-                agent: WindowPolicy {
-                    steps: vec![Step::Drawn],
-                    spares: 1,
-                },
-            },
+            policy: ClassPolicies::default(),
             slot_mode: SlotMode::Open,
             slot: Duration::ZERO,
             families: vec![

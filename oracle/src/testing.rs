@@ -4,7 +4,6 @@ use ed25519_dalek::SigningKey;
 
 use crate::{
     ClassPolicies, FamilyConfig, IdentityId, LifecycleParams, NetworkParams, NodeId, SlotMode,
-    Step, WindowPolicy,
 };
 
 /// Genesis used by test parameters: 2023-11-14T22:13:20Z.
@@ -37,16 +36,7 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
         genesis_ms: TEST_GENESIS_MS,
         window_ms: 60_000,
         grace_ms: 20_000,
-        policies: ClassPolicies {
-            human: WindowPolicy {
-                steps: vec![Step::Drawn],
-                spares: 1,
-            },
-            agent: WindowPolicy {
-                steps: vec![Step::Drawn],
-                spares: 1,
-            },
-        },
+        policies: ClassPolicies::default(),
         slot_mode: SlotMode::Open,
         slot_ms: 0,
         families: vec![

@@ -80,26 +80,6 @@ impl NetworkParams {
             SlotMode::Staggered => place(&id.0),
         }
     }
-
-    /// Checks that `at` lies in the slot of `id` for window `t`.
-    pub fn check_slot(
-        &self,
-        t: u64,
-        id: &IdentityId,
-        beacon: &Digest,
-        at: Timestamp,
-    ) -> Result<(), Reason> {
-        let slot = self.slot(t, id, beacon);
-        if slot.contains(&at) {
-            Ok(())
-        } else {
-            Err(Reason::OutsideSlot {
-                at,
-                slot_start: slot.start,
-                slot_end: slot.end,
-            })
-        }
-    }
 }
 
 /// How many windows back the beacon looks for certified roots.

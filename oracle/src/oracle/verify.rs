@@ -211,11 +211,13 @@ impl Oracle {
             return Ok(Err(reason));
         }
         // The challenge was issued inside the identity's slot.
-        if let Err(reason) = self
-            .params
-            .check_slot(c.t, &c.id, &self.beacon(c.t)?, c.issued_at)
-        {
-            return Ok(Err(reason));
+        let slot = self.slot(c.t, &c.id)?;
+        if !slot.contains(&c.issued_at) {
+            return Ok(Err(Reason::OutsideSlot {
+                at: c.issued_at,
+                slot_start: slot.start,
+                slot_end: slot.end,
+            }));
         }
         // 3. Deadline, on this node's clock.
         if now > c.deadline {
