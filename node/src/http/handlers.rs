@@ -244,6 +244,7 @@ pub async fn current_window(
             "agent": policy(hco_challenges::Class::Agent),
         },
         "identity": identity,
+        "presence": presence_view(&p),
         "params_digest": p.digest(),
     })))
 }
@@ -321,7 +322,18 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
         "window": p.window_at(now).ok(),
         "peers": state.node.net.peers().await.len(),
         "classes": [Class::Human, Class::Agent],
+        "presence": presence_view(p),
     }))
+}
+
+/// Whether this network's presence step accepts software authenticators (a development
+/// network: `attestation` not `strict`), so the page and operators can say so.
+pub(crate) fn presence_view(p: &hco_oracle::NetworkParams) -> Value {
+    let enabled = p.family(hco_challenges::presence::NAME).is_some();
+    json!({
+        "enabled": enabled,
+        "software_authenticators_accepted": enabled && p.presence.accepts_software_authenticators(),
+    })
 }
 
 pub async fn metrics(State(state): State<AppState>) -> ApiResult<impl IntoResponse> {

@@ -317,3 +317,30 @@ async fn passkey_enrolment_through_the_router() {
     assert_eq!(list["passkeys"][0]["credential_id"], body["credential_id"]);
     assert_eq!(list["user_verification"], "preferred");
 }
+
+#[test]
+fn status_says_when_software_authenticators_pass_presence() {
+    use hco_challenges::presence::AttestationMode;
+    let mut p = testing::params_for(&[testing::node_id(&testing::key(1))]);
+    let view = super::handlers::presence_view(&p);
+    assert_eq!(view["enabled"], false);
+    assert_eq!(view["software_authenticators_accepted"], false);
+    p.families.push(hco_oracle::FamilyConfig {
+        name: "presence".into(),
+        deadline_ms: 10_000,
+        difficulty: 1,
+        min_solve_ms: 0,
+    });
+    let view = super::handlers::presence_view(&p);
+    assert_eq!(
+        view["software_authenticators_accepted"], true,
+        "general attestation"
+    );
+    p.presence.attestation = AttestationMode::Strict;
+    p.presence.attestation_ca_pem = vec!["a vendor root".into()];
+    let view = super::handlers::presence_view(&p);
+    assert_eq!(
+        view["software_authenticators_accepted"], false,
+        "strict with roots"
+    );
+}
