@@ -604,3 +604,52 @@ fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
     }
     screenshot(&b, "visual_opt_out");
 }
+
+/// The AAGUID of Chromium's WebDriver virtual authenticator.
+const CHROMIUM_VIRTUAL_AAGUID: &str = "01020304-0506-0708-0102-030405060708";
+
+#[test]
+fn devnet_browser_strict_presence_keeps_an_honest_person_active() {
+    // A production-shaped presence policy: strict attestation against a CA (here the test CA
+    // of Chromium's virtual authenticator), its AAGUID allow-listed, user verification
+    // required, no zero counters; presence first, then a drawn step.
+    let ca = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../challenges/src/presence/chromium_virtual_ca.pem"
+    );
+    let b = Browser::start();
+    let authenticator = virtual_authenticator(&b);
+    let node = Single::start(&format!(
+        "[network]\nwindow = \"1h\"\ngrace = \"1m\"\n\
+         [network.policy.human]\nsteps = [\"presence\", \"cognitive\"]\nspares = 1\n\
+         [network.presence]\nattestation = \"strict\"\nattestation_ca_files = [\"{ca}\"]\n\
+         aaguids = [\"{CHROMIUM_VIRTUAL_AAGUID}\"]\nuser_verification = \"required\"\n\
+         allow_zero_counter = false\n\
+         [[network.families]]\nname = \"presence\"\ndeadline = \"60s\"\ndifficulty = 1\nmin_solve = \"0s\"\n\
+         [[network.families]]\nname = \"arithmetic_reasoning\"\ndeadline = \"60s\"\ndifficulty = 3\nmin_solve = \"0s\"\n"
+    ));
+    let status = get(&node.url, "/healthz").unwrap();
+    assert_eq!(
+        status["presence"]["software_authenticators_accepted"], false,
+        "{status}"
+    );
+    open_localhost(&b, &node);
+    let id = identity_and_register(&b, None);
+    enrol_passkey(&b, &authenticator);
+
+    let (j, _, _) = get_challenge(&b, &node, &id);
+    assert_eq!(j, 0);
+    b.click("#presence-go:not([disabled])");
+    wait_text(&b, "#verdict-code", |t| t == "accepted");
+    let (j, generated, family) = get_challenge(&b, &node, &id);
+    assert_eq!(
+        (j, generated.prompt.family.as_str()),
+        (1, "arithmetic_reasoning")
+    );
+    assert_eq!(
+        send_text(&b, &reference(&generated, family.as_ref())),
+        "accepted"
+    );
+    wait_text(&b, "#status", |t| t.starts_with("active"));
+    screenshot(&b, "presence_strict_active");
+}
