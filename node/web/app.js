@@ -121,9 +121,8 @@ async function refresh() {
   $('window-progress').textContent = me && me.steps != null
     ? `${me.steps_passed} of ${me.steps} steps passed, ${me.next_j} of ${policy.tries} tries used`
     : '–';
-  $('next-step').textContent = me && me.steps != null && me.steps_passed >= me.steps
-    ? 'nothing: every step passed'
-    : `challenge ${state.nextJ}`;
+  state.allPassed = Boolean(me && me.steps != null && me.steps_passed >= me.steps);
+  $('next-step').textContent = state.allPassed ? 'nothing: every step passed' : `challenge ${state.nextJ}`;
   $('dev-presence').hidden = !w.presence?.software_authenticators_accepted;
   if (state.identity) {
     try {
@@ -295,7 +294,7 @@ function update() {
   $('register').disabled = !id || state.registered;
   $('visual-opt-out').disabled = !id || state.registered;
   $('enrol').disabled = !id || !state.registered;
-  $('get').disabled = !id || !state.registered;
+  $('get').disabled = !id || !state.registered || Boolean(state.allPassed);
   const c = state.challenge;
   $('send').disabled = !c || c.sending || Boolean(c.done);
   if (c?.done) $('answer-area').querySelectorAll('input, button').forEach((e) => { e.disabled = true; });
