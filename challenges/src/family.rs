@@ -318,7 +318,7 @@ pub struct Context<'a> {
     /// The id of the challenge answered (the digest of its signed envelope).
     pub challenge_id: &'a [u8; 32],
     /// The identity's enrolled passkeys, with their last seen signature counters.
-    pub passkeys: &'a [crate::presence::Passkey],
+    pub passkeys: &'a [crate::passkey::Passkey],
 }
 
 /// A state change that a verified answer makes: the credential's new signature counter.

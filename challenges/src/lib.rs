@@ -42,6 +42,7 @@ mod multi_pass_lock;
 pub mod narrative;
 pub mod normalize;
 mod obfuscated_text_lock;
+mod passkey;
 pub mod presence;
 mod proof_of_work;
 mod registry;
