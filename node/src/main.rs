@@ -1,6 +1,7 @@
 //! `hco`: the Human Challenge Oracle node and its tools.
 
 mod api;
+mod attack;
 mod bench;
 mod client;
 mod config;
