@@ -44,12 +44,15 @@ pub struct EpsOverride {
     pub source: String,
 }
 
+/// A measured ε, its 95 % interval when known, and its source.
+type Measured = (f64, Option<(f64, f64)>, String);
+
 /// One family's measured ε and where it came from, read from a bench entry.
 fn measured(
     name: &str,
     entry: &serde_json::Value,
     pick: EpsPick,
-) -> Result<Option<(f64, Option<(f64, f64)>, String)>, String> {
+) -> Result<Option<Measured>, String> {
     let number = |field: &str| -> Result<Option<f64>, String> {
         match entry.get(field) {
             None => Ok(None),

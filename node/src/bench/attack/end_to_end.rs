@@ -15,7 +15,7 @@ use super::family::timing;
 use super::local::LocalNode;
 use crate::api::ChallengeView;
 use crate::attack::stats::wilson;
-use crate::attack::{Attack, Session, Verdict};
+use crate::attack::{Attack, Session};
 use crate::config::Config;
 
 /// The end-to-end figures of one configuration.

@@ -72,10 +72,8 @@ impl LocalNode {
 /// A genesis that makes a window begin about now (rounded down to the second), so a run has
 /// the whole window ahead of it.
 pub fn genesis_now() -> SystemTime {
-    let now = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    SystemTime::UNIX_EPOCH + Duration::from_secs(now.as_secs().saturating_sub(1))
+    let now_s = SystemClock.now() / 1000;
+    SystemTime::UNIX_EPOCH + Duration::from_secs(now_s.saturating_sub(1))
 }
 
 /// For a `global` or `staggered` slot: a genesis (near now) whose first window places the
