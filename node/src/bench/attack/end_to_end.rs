@@ -36,6 +36,9 @@ pub struct EndToEnd {
     pub unknown: u64,
     /// Challenges answered and accepted, by family.
     pub answered: BTreeMap<String, Answered>,
+    /// How the identities' sequences ended: the node's last refusal code (`steps_complete`,
+    /// `no_tries_left`…), by count.
+    pub ended: BTreeMap<String, u64>,
 }
 
 /// Challenges of one family the script answered end to end.
@@ -56,19 +59,19 @@ pub fn run(
     per_window: u64,
     probe_slot: bool,
 ) -> anyhow::Result<EndToEnd> {
-    let dir = tempfile::tempdir()?;
     let keys: Vec<SigningKey> = (0..per_window.min(identity_windows).max(1))
         .map(|i| hco_oracle::testing::key(70_000_000 + i))
         .collect();
-    let mut config = config.clone();
-    if probe_slot {
-        let probe = IdentityId(keys[0].verifying_key().to_bytes());
-        let lead = Duration::from_secs(8)..Duration::from_secs(40);
-        super::local::genesis_with_slot_soon(&mut config, &probe, lead, dir.path())?;
-    } else {
-        config.network.genesis = super::local::genesis_now();
-    }
-    let node = LocalNode::start(config, |_| {})?;
+    let probe = IdentityId(keys[0].verifying_key().to_bytes());
+    let node = LocalNode::start(config.clone(), |config, me| {
+        if probe_slot {
+            let lead = Duration::from_secs(8)..Duration::from_secs(40);
+            super::local::genesis_with_slot_soon(config, me, &probe, lead)
+        } else {
+            config.network.genesis = super::local::genesis_now();
+            Ok(())
+        }
+    })?;
     for key in &keys {
         node.register_human(key)
             .map_err(|code| anyhow::anyhow!("registration refused: {code}"))?;
@@ -88,24 +91,35 @@ pub fn run(
         windows: 0,
         unknown: 0,
         answered: BTreeMap::new(),
+        ended: BTreeMap::new(),
     };
+    let ended = std::sync::Mutex::new(BTreeMap::<String, u64>::new());
     let answered = std::sync::Mutex::new(BTreeMap::<String, Answered>::new());
     let mut remaining = identity_windows;
     while remaining > 0 {
-        let (t, start) = next_window_start(&node)?;
+        // A placed slot was placed in the current window; an open one needs a whole window.
+        let (t, start) = if probe_slot && out.windows == 0 {
+            crate::bench::load::current(&node.gateway)?
+        } else {
+            next_window_start(&node)?
+        };
         let n = remaining.min(keys.len() as u64) as usize;
         let active = AtomicU64::new(0);
         let unknown = AtomicU64::new(0);
         std::thread::scope(|s| {
             for key in &keys[..n] {
-                let (node, families, answered) = (&node, &families, &answered);
+                let (node, families, answered, ended) = (&node, &families, &answered, &ended);
                 let (active, unknown) = (&active, &unknown);
                 s.spawn(move || {
                     match identity_window(node, key, t, attackers, families, answered) {
-                        Ok(true) => {
-                            active.fetch_add(1, Ordering::Relaxed);
+                        Ok((is_active, code)) => {
+                            if is_active {
+                                active.fetch_add(1, Ordering::Relaxed);
+                            }
+                            if let Ok(mut e) = ended.lock() {
+                                *e.entry(code).or_insert(0) += 1;
+                            }
                         }
-                        Ok(false) => {}
                         Err(e) => {
                             tracing::debug!(error = %e, "identity-window unknown");
                             unknown.fetch_add(1, Ordering::Relaxed);
@@ -123,6 +137,7 @@ pub fn run(
         tracing::info!(t, start, "end-to-end window played");
     }
     out.answered = answered.into_inner().unwrap_or_default();
+    out.ended = ended.into_inner().unwrap_or_default();
     (out.wilson_low, out.wilson_high) =
         wilson(out.active, out.identity_windows, crate::attack::stats::Z95);
     Ok(out)
@@ -149,7 +164,7 @@ fn next_window_start(node: &LocalNode) -> anyhow::Result<(u64, u64)> {
 const FRESH_MS: u64 = 5_000;
 
 /// One identity's window: every step until the node says the sequence is over; whether the
-/// identity ended active.
+/// identity ended active, and the code that ended the sequence.
 fn identity_window(
     node: &LocalNode,
     key: &SigningKey,
@@ -157,9 +172,22 @@ fn identity_window(
     attackers: &BTreeMap<String, Box<dyn Attack>>,
     families: &BTreeMap<String, crate::attack::session::Timing>,
     answered: &std::sync::Mutex<BTreeMap<String, Answered>>,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<(bool, String)> {
     let id = IdentityId(key.verifying_key().to_bytes());
+    let w = node
+        .gateway
+        .get(&format!("/v1/windows/current?id={id}"))?
+        .body;
+    let window_end = w["end"].as_u64().unwrap_or(0);
+    // The identity's slot (the window itself when open): wait for it as a client does.
+    if let Some(slot_start) = w["slot"]["start"].as_u64() {
+        let wait = slot_start.saturating_sub(SystemClock.now());
+        std::thread::sleep(Duration::from_millis(
+            wait.min(window_end.saturating_sub(slot_start)),
+        ));
+    }
     let mut j = 0u32;
+    let mut last = "too_many_steps".to_owned();
     for _ in 0..64 {
         let reply = node
             .gateway
@@ -167,12 +195,15 @@ fn identity_window(
         let opens_at = reply.body["opens_at"].as_u64().unwrap_or(0);
         let view: ChallengeView = match reply.into_result() {
             Ok(view) => view,
-            Err((code, _)) if code == "step_not_open" && opens_at > 0 => {
+            Err((code, _)) if code == "step_not_open" && opens_at > 0 && opens_at < window_end => {
                 let wait = opens_at.saturating_sub(SystemClock.now()) + 50;
                 std::thread::sleep(Duration::from_millis(wait.min(3_600_000)));
                 continue;
             }
-            Err(_) => break, // steps_complete, no_tries_left, the window closed…
+            Err((code, _)) => {
+                last = code; // steps_complete, no_tries_left, the window closed…
+                break;
+            }
         };
         let family = view.prompt.family.clone();
         let timing = *families
@@ -206,5 +237,5 @@ fn identity_window(
     let identity = &w["identity"];
     let passed = identity["steps_passed"].as_u64().unwrap_or(0);
     let steps = identity["steps"].as_u64().unwrap_or(u64::MAX);
-    Ok(passed >= steps)
+    Ok((passed >= steps, last))
 }

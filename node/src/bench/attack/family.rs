@@ -46,7 +46,7 @@ pub fn measure(
     attack: &dyn Attack,
     tries: u64,
 ) -> anyhow::Result<AttackerRate> {
-    let node = LocalNode::start(base.clone(), |c| {
+    let node = LocalNode::start(base.clone(), |c, _| {
         c.network.genesis = genesis_now();
         c.network.window = c.network.window.max(Duration::from_secs(3 * 3600));
         c.network.slot_mode = hco_oracle::SlotMode::Open;
@@ -54,6 +54,7 @@ pub fn measure(
             steps: vec![Step::Family(family.to_owned())],
             spares: 0,
         };
+        Ok(())
     })?;
     let timing = timing(&node.config, family)?;
     let t = crate::bench::load::current(&node.gateway)?.0;

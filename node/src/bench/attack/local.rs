@@ -2,7 +2,6 @@
 //! (`configs/single.toml`, `configs/prod.toml`, or one of its families alone), with its own key,
 //! ledger and port in a temporary directory, stopped when dropped.
 
-use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use ed25519_dalek::SigningKey;
@@ -26,9 +25,12 @@ pub struct LocalNode {
 }
 
 impl LocalNode {
-    /// Starts a node on `config`'s network section, alone in its committee, with the window
-    /// whose start `genesis` fixes. `edit` may change the network section first.
-    pub fn start(mut config: Config, edit: impl FnOnce(&mut Config)) -> anyhow::Result<Self> {
+    /// Starts a node on `config`'s network section, alone in its committee. `edit` may change
+    /// the configuration first; it is given the node's id (the committee).
+    pub fn start(
+        mut config: Config,
+        edit: impl FnOnce(&mut Config, NodeId) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Self> {
         let dir = tempfile::tempdir()?;
         config.node.key_file = dir.path().join("node.key");
         config.node.data_dir = dir.path().join("ledger");
@@ -40,10 +42,8 @@ impl LocalNode {
         config.network.quorum = 0;
         config.network.issuer_fallback = 0;
         config.agent.enabled = false;
-        edit(&mut config);
-        if !config.node.key_file.exists() {
-            keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?;
-        }
+        let key = keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?;
+        edit(&mut config, NodeId(key.verifying_key().to_bytes()))?;
         let path = dir.path().join("node.toml");
         config.save(&path)?;
         let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
@@ -76,20 +76,15 @@ pub fn genesis_now() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(now_s.saturating_sub(1))
 }
 
-/// For a `global` or `staggered` slot: a genesis (near now) whose first window places the
-/// ceremony slot of identity `probe` to open within `lead` from now. Only the genesis windows
-/// are searched, where no certificate feeds the beacon yet. Writes the node key it computed
-/// the parameters with into `config`.
+/// For a `global` or `staggered` slot: a genesis (near now) whose current window places the
+/// ceremony slot of identity `probe` to open within `lead` from now, for a committee of `me`
+/// alone. Only the genesis windows are searched, where no certificate feeds the beacon yet.
 pub fn genesis_with_slot_soon(
     config: &mut Config,
+    me: NodeId,
     probe: &IdentityId,
     lead: std::ops::Range<Duration>,
-    dir: &Path,
 ) -> anyhow::Result<()> {
-    let key_file = dir.join("node.key");
-    let key = keyfile::generate(&key_file, KeyKind::NodeKey, true)?;
-    config.node.key_file = key_file;
-    let me = NodeId(key.verifying_key().to_bytes());
     let now_ms = SystemClock.now();
     let base = genesis_now();
     let window = config.network.window;
