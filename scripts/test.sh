@@ -9,17 +9,22 @@ if ! command -v cargo >/dev/null; then
   exit 1
 fi
 
-# The page's browser tests drive headless Chromium through chromedriver (Debian packages).
-if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then
+# What the tests need from Debian, installed where missing: headless Chromium and its driver
+# for the page's browser tests, Tesseract for the in-tree OCR attackers.
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null; then
     sudo=""
     if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
-    echo "installing chromium and chromium-driver for the browser tests" >&2
+    echo "installing ${missing[*]} for the browser tests and the OCR attackers" >&2
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "chromedriver is missing and apt-get is not available: install chromium and its" \
-      "chromedriver, or the browser tests (browser::devnet_browser_*) fail" >&2
+    echo "missing ${missing[*]} and apt-get is not available: install them, or the browser" \
+      "tests (browser::devnet_browser_*) and the attacker tests fail" >&2
   fi
 fi
 

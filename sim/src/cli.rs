@@ -13,6 +13,7 @@ use crate::bound::{Bound, CeremonyInputs, HumanModel, one_person_bound};
 use crate::engine::EngineKind;
 use crate::report::write_all;
 use crate::run::{RunConfig, run};
+use crate::scenario::EpsPick;
 use crate::scenario::{Scenario, SlotMode};
 
 /// `hco sim …` subcommands.
@@ -45,9 +46,14 @@ pub enum SimCommand {
         /// Engine: `aggregate` (bulk sampling) or `exact` (the real oracle core).
         #[arg(long, value_enum, default_value_t = EngineKind::Aggregate)]
         engine: EngineKind,
-        /// JSON from `hco bench families --json`; its `baseline_success` replaces ε_auto.
+        /// JSON from `hco bench attack --json` (each family's best attacker's first-try rate
+        /// replaces ε_auto) or `hco bench families --json` (its `baseline_success` does).
         #[arg(long)]
         eps_from: Option<PathBuf>,
+        /// Which figure of an attack measurement to use: the rate, or the upper end of its
+        /// 95 % interval.
+        #[arg(long, value_enum, default_value_t = EpsPick::Point)]
+        eps_pick: EpsPick,
         /// Worker threads for the aggregate engine.
         #[arg(long, default_value_t = 2)]
         threads: usize,
@@ -164,6 +170,7 @@ pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
             seed,
             engine,
             eps_from,
+            eps_pick,
             threads,
         } => {
             let sc = Scenario::load(&scenario)?;
@@ -173,7 +180,7 @@ pub fn execute(cmd: SimCommand) -> anyhow::Result<()> {
             cfg.threads = threads;
             cfg.progress = tty;
             if let Some(path) = eps_from {
-                cfg = cfg.with_eps_file(&path)?;
+                cfg = cfg.with_eps_file(&path, eps_pick)?;
             }
             let result = run(&cfg)?;
             write_all(&result, &out)

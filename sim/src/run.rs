@@ -10,7 +10,7 @@ use crate::engine::aggregate::Aggregate;
 use crate::engine::{EngineKind, WindowRecord, exact};
 pub use crate::error::SimError;
 use crate::model::{LoadPoint, Model, StepModel};
-use crate::scenario::{EpsOverride, Scenario, ScenarioError, apply_eps_json};
+use crate::scenario::{EpsOverride, EpsPick, Scenario, ScenarioError, apply_eps_json};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -43,12 +43,12 @@ impl RunConfig {
     }
 
     /// Apply an eps JSON file (`hco bench families --json`) to the scenario.
-    pub fn with_eps_file(mut self, path: &Path) -> Result<Self, SimError> {
+    pub fn with_eps_file(mut self, path: &Path, pick: EpsPick) -> Result<Self, SimError> {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Eps {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        let applied = apply_eps_json(&mut self.scenario, &text, path)?;
+        let applied = apply_eps_json(&mut self.scenario, &text, path, pick)?;
         self.scenario.validate()?;
         self.eps_overrides.extend(applied);
         Ok(self)

@@ -1,6 +1,7 @@
 //! `hco bench …`: benchmarks that print one JSON object, measured against a baseline taken in
 //! the same run on the same machine.
 
+pub mod attack;
 pub mod gossip;
 pub mod http;
 pub mod load;
@@ -11,6 +12,9 @@ use clap::Subcommand;
 /// Benchmarks.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// The in-tree attackers against each human family over HTTP, and script-held identities
+    /// end to end under the development and production configurations.
+    Attack(attack::AttackArgs),
     /// Full response verification (with durable writes) against raw ed25519 verification.
     Verify(verify::VerifyArgs),
     /// A node process under HTTP load from concurrent virtual identities.
@@ -31,6 +35,7 @@ pub enum BenchCommand {
 /// Runs a benchmark.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
+        BenchCommand::Attack(args) => attack::run(args),
         BenchCommand::Verify(args) => verify::run(args),
         BenchCommand::Http(args) => http::run(args),
         BenchCommand::Gossip(args) => gossip::run(args),

@@ -293,3 +293,53 @@ fn devnet_operator_example_script_runs_end_to_end() {
     assert!(stdout.contains("\"verdict\":\"accepted\""), "{stdout}");
     assert!(stdout.contains("\"valid\":true"), "{stdout}");
 }
+
+/// The attack bench's JSON, small: the software passkey against the production policy (its
+/// enrolment is refused, so it fails every try) and a few script-held identity-windows under
+/// the development configuration.
+#[test]
+fn bench_attack_prints_first_try_rates_with_intervals_and_end_to_end_windows() {
+    let (ok, v) = hco_json(&[
+        "bench",
+        "attack",
+        "--json",
+        "--families",
+        "presence",
+        "--tries",
+        "4",
+        "--end-to-end",
+        "single",
+        "--identity-windows",
+        "3",
+        "--per-window",
+        "3",
+    ]);
+    assert!(ok, "{v}");
+    let presence = &v["families"]["presence"];
+    assert_eq!(presence["tries"], 4, "{v}");
+    assert_eq!(presence["successes"], 0, "{v}");
+    assert_eq!(presence["attacker"], "soft-passkey");
+    assert_eq!(presence["config"], "prod");
+    assert_eq!(presence["refusals"]["no_passkey_enrolled"], 4, "{v}");
+    let high = presence["wilson_high"].as_f64().unwrap();
+    assert!(
+        presence["wilson_low"] == 0.0 && high > 0.4 && high < 0.6,
+        "{v}"
+    );
+    let single = &v["end_to_end"]["single"];
+    assert_eq!(
+        single["identity_windows"].as_u64().unwrap() + single["unknown"].as_u64().unwrap(),
+        3,
+        "{v}"
+    );
+    let answered: u64 = single["answered"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|a| a["answered"].as_u64().unwrap())
+        .sum();
+    assert!(
+        answered >= 3,
+        "every identity answered at least its first step: {v}"
+    );
+}

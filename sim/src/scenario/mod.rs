@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use eps::{EpsOverride, apply_eps_json};
+pub use eps::{EpsOverride, EpsPick, apply_eps_json};
 pub use family::{FamilySpec, ResolvedFamily, SolveTime, paper_family};
 pub use validate::ScenarioError;
 

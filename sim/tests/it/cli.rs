@@ -2,6 +2,7 @@
 
 use hco_sim::cli::{SimCommand, execute};
 use hco_sim::engine::EngineKind;
+use hco_sim::scenario::EpsPick;
 
 #[test]
 fn run_writes_every_output_and_applies_measured_eps() {
@@ -13,6 +14,7 @@ fn run_writes_every_output_and_applies_measured_eps() {
         seed: Some(5),
         engine: EngineKind::Aggregate,
         eps_from: Some(crate::config("eps_measured.example.json")),
+        eps_pick: EpsPick::Point,
         threads: 2,
     })
     .unwrap();
@@ -30,6 +32,40 @@ fn run_writes_every_output_and_applies_measured_eps() {
 }
 
 #[test]
+fn run_reads_the_attack_bench_and_can_take_the_upper_end_of_its_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The shape `hco bench attack --json` prints (figures made up for the test).
+    let measured = tmp.path().join("attack.json");
+    std::fs::write(
+        &measured,
+        r#"{"families": {"visual_match": {"tries": 500, "successes": 5, "wilson_low": 0.0043,
+            "wilson_high": 0.0232, "median_ms": 2500, "attacker": "tesseract", "config": "single"}},
+            "end_to_end": {"single": {"identity_windows": 400, "active": 0}}}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    execute(SimCommand::Run {
+        scenario: crate::config("small.toml"),
+        out: out.clone(),
+        seed: Some(5),
+        engine: EngineKind::Aggregate,
+        eps_from: Some(measured),
+        eps_pick: EpsPick::Upper,
+        threads: 2,
+    })
+    .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let o = &summary["eps_overrides"][0];
+    assert_eq!(o["source"], "attack:tesseract");
+    assert_eq!(o["to"], 0.0232);
+    assert_eq!(
+        summary["scenario"]["families"]["visual_match"]["eps_auto"],
+        0.0232
+    );
+}
+
+#[test]
 fn run_reports_a_bad_scenario() {
     let tmp = tempfile::tempdir().unwrap();
     let bad = tmp.path().join("bad.toml");
@@ -40,6 +76,7 @@ fn run_reports_a_bad_scenario() {
         seed: None,
         engine: EngineKind::Aggregate,
         eps_from: None,
+        eps_pick: EpsPick::Point,
         threads: 1,
     })
     .unwrap_err();

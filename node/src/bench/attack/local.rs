@@ -1,0 +1,110 @@
+//! A node process on loopback, built from a network configuration the bench measures
+//! (`configs/single.toml`, `configs/prod.toml`, or one of its families alone), with its own key,
+//! ledger and port in a temporary directory, stopped when dropped.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::Class;
+use hco_oracle::{Clock, IdentityId, NodeId, SignedRegister, SystemClock};
+
+use crate::bench::http::KillOnDrop;
+use crate::bench::load::wait_healthy;
+use crate::client::Gateway;
+use crate::config::Config;
+use crate::keyfile::{self, KeyKind};
+
+/// A running node and what the attackers need to reach it.
+pub struct LocalNode {
+    /// Its gateway.
+    pub gateway: Gateway,
+    /// The configuration it runs.
+    pub config: Config,
+    _stop: KillOnDrop,
+    _dir: tempfile::TempDir,
+}
+
+impl LocalNode {
+    /// Starts a node on `config`'s network section, alone in its committee, with the window
+    /// whose start `genesis` fixes. `edit` may change the network section first.
+    pub fn start(mut config: Config, edit: impl FnOnce(&mut Config)) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        config.node.key_file = dir.path().join("node.key");
+        config.node.data_dir = dir.path().join("ledger");
+        config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
+        config.http.admin = false;
+        config.p2p.listen = vec!["/ip4/127.0.0.1/tcp/0".into()];
+        config.p2p.bootstrap.clear();
+        config.network.committee.clear();
+        config.network.quorum = 0;
+        config.network.issuer_fallback = 0;
+        config.agent.enabled = false;
+        edit(&mut config);
+        if !config.node.key_file.exists() {
+            keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?;
+        }
+        let path = dir.path().join("node.toml");
+        config.save(&path)?;
+        let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
+        let stop = KillOnDrop(pid);
+        let url = format!("http://{}", config.http.listen);
+        wait_healthy(&url, Duration::from_secs(30))?;
+        Ok(Self {
+            gateway: Gateway::new(&url),
+            config,
+            _stop: stop,
+            _dir: dir,
+        })
+    }
+
+    /// Registers `key` as a human identity; the refusal code if any.
+    pub fn register_human(&self, key: &SigningKey) -> Result<IdentityId, String> {
+        let reg = SignedRegister::new(key, Class::Human, SystemClock.now());
+        match self.gateway.post("/v1/identities", &reg) {
+            Ok(r) if r.status == 201 => Ok(IdentityId(key.verifying_key().to_bytes())),
+            Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),
+            Err(_) => Err("unreachable".into()),
+        }
+    }
+}
+
+/// A genesis that makes a window begin about now (rounded down to the second), so a run has
+/// the whole window ahead of it.
+pub fn genesis_now() -> SystemTime {
+    let now_s = SystemClock.now() / 1000;
+    SystemTime::UNIX_EPOCH + Duration::from_secs(now_s.saturating_sub(1))
+}
+
+/// For a `global` or `staggered` slot: a genesis (near now) whose first window places the
+/// ceremony slot of identity `probe` to open within `lead` from now. Only the genesis windows
+/// are searched, where no certificate feeds the beacon yet. Writes the node key it computed
+/// the parameters with into `config`.
+pub fn genesis_with_slot_soon(
+    config: &mut Config,
+    probe: &IdentityId,
+    lead: std::ops::Range<Duration>,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let key_file = dir.join("node.key");
+    let key = keyfile::generate(&key_file, KeyKind::NodeKey, true)?;
+    config.node.key_file = key_file;
+    let me = NodeId(key.verifying_key().to_bytes());
+    let now_ms = SystemClock.now();
+    let base = genesis_now();
+    let window = config.network.window;
+    for back in 0..window.as_secs().max(1) {
+        config.network.genesis = base - Duration::from_secs(back);
+        let params = config.network.params(me)?;
+        let Ok(t) = params.window_at(now_ms) else {
+            continue;
+        };
+        let beacon = hco_oracle::window::slot_beacon(t, &params.digest(), &[]);
+        let slot = params.slot(t, probe, &beacon);
+        let opens_in = slot.start.saturating_sub(now_ms);
+        if slot.start > now_ms && lead.contains(&Duration::from_millis(opens_in)) {
+            return Ok(());
+        }
+    }
+    anyhow::bail!("no genesis near now opens the slot within {lead:?}")
+}
