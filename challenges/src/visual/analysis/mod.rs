@@ -37,6 +37,27 @@ pub fn read(img: &GrayImage) -> Option<(String, f32)> {
     matcher::read(&matcher::half(&ink), top, bottom)
 }
 
+/// PNG bytes decoded to grey pixels (any size); `None` if they are not a PNG.
+pub fn decode_png(bytes: &[u8]) -> Option<GrayImage> {
+    if bytes.len() > MAX_DATA {
+        return None;
+    }
+    Some(image::load_from_memory(bytes).ok()?.to_luma8())
+}
+
+/// An image as PNG bytes (for OCR engines).
+pub fn png(img: &GrayImage) -> Vec<u8> {
+    super::encode::png(img)
+}
+
+/// `img` enlarged `k` times (nearest neighbour), as OCR engines prefer larger text.
+pub fn enlarged(img: &GrayImage, k: u32) -> GrayImage {
+    let k = k.max(1);
+    GrayImage::from_fn(img.width() * k, img.height() * k, |x, y| {
+        *img.get_pixel(x / k, y / k)
+    })
+}
+
 /// The baseline's answer to a prompt's data.
 pub fn solve(data: &[u8]) -> Option<Vec<u8>> {
     read(&prompt_image(data)?).map(|(text, _)| text.into_bytes())
