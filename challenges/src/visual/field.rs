@@ -35,6 +35,20 @@ impl Field {
         Field { dx, dy }
     }
 
+    /// An upper bound on the displacement's size along either axis.
+    pub fn reach(&self) -> f32 {
+        let bound = |terms: &[(Vec<f32>, Vec<f32>); TERMS]| {
+            terms
+                .iter()
+                .map(|(c, r)| {
+                    let m = |v: &[f32]| v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+                    m(c) * m(r)
+                })
+                .sum::<f32>()
+        };
+        bound(&self.dx).max(bound(&self.dy))
+    }
+
     /// The displacement at output pixel `(x, y)`.
     #[inline]
     pub fn at(&self, x: usize, y: usize) -> (f32, f32) {

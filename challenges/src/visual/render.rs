@@ -136,29 +136,53 @@ struct Warp {
 }
 
 impl Warp {
+    /// Renders the canvas through the warp onto a background gradient. Each row only visits
+    /// the columns whose undisplaced source lies within the field's reach of the canvas.
     fn paint(&self, canvas: &Canvas, bg: &[u8], fg: u8) -> Vec<u8> {
         let (w, h) = (WIDTH as usize, HEIGHT as usize);
         let mut out = vec![0u8; w * h];
         let (ccx, ccy) = (canvas.w as f32 / 2.0 - 0.5, canvas.h as f32 / 2.0 - 0.5);
         let [a, b, c, d] = self.inv;
+        let reach = self.field.reach() + 1.0;
         let ink = u32::from(fg);
         for (y, row) in out.chunks_exact_mut(w).enumerate() {
             row.copy_from_slice(&bg[..w]);
             let dy = y as f32 + 0.5 - self.centre.1;
-            for (x, px) in row.iter_mut().enumerate() {
-                let dx = x as f32 + 0.5 - self.centre.0;
+            let dx0 = 0.5 - self.centre.0;
+            let (row_x, row_y) = (ccx + a * dx0 + b * dy, ccy + c * dx0 + d * dy);
+            let Some((x0, x1)) = span(row_x, a, -reach, canvas.w as f32 + reach, w)
+                .zip(span(row_y, c, -reach, canvas.h as f32 + reach, w))
+                .map(|((a0, a1), (b0, b1))| (a0.max(b0), a1.min(b1)))
+            else {
+                continue;
+            };
+            for x in x0..x1.max(x0) {
                 let (ex, ey) = self.field.at(x, y);
-                let sx = ccx + a * dx + b * dy + ex;
-                let sy = ccy + c * dx + d * dy + ey;
+                let sx = row_x + a * x as f32 + ex;
+                let sy = row_y + c * x as f32 + ey;
                 let cov = canvas.sample(sx, sy);
                 if cov > 0 {
-                    let back = u32::from(*px);
-                    *px = ((back * (255 - cov) + ink * cov) / 255) as u8;
+                    let back = u32::from(row[x]);
+                    row[x] = ((back * (255 - cov) + ink * cov) / 255) as u8;
                 }
             }
         }
         out
     }
+}
+
+/// The columns `x` in `0..w` for which `start + slope·x` may fall in `[lo, hi]`, widened by
+/// two pixels each side; `None` if none can.
+fn span(start: f32, slope: f32, lo: f32, hi: f32, w: usize) -> Option<(usize, usize)> {
+    if slope.abs() < 1e-6 {
+        return (lo..=hi).contains(&start).then_some((0, w));
+    }
+    let (t0, t1) = ((lo - start) / slope, (hi - start) / slope);
+    let (from, to) = (t0.min(t1) - 2.0, t0.max(t1) + 3.0);
+    if to < 0.0 || from > w as f32 {
+        return None;
+    }
+    Some((from.max(0.0) as usize, (to.min(w as f32) as usize).min(w)))
 }
 
 fn image(pixels: Vec<u8>) -> GrayImage {

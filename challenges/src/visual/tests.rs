@@ -179,3 +179,19 @@ fn visual_baseline_rates() {
         );
     }
 }
+
+/// Generation speed on one core, for the record (run with `--release`; `hco bench families`
+/// measures the same with the rest of the registry).
+#[test]
+#[ignore]
+fn visual_generation_rate() {
+    let n = 2_000u64;
+    let start = std::time::Instant::now();
+    let bytes: usize = (0..n).map(|i| challenge(i, 5).prompt.data.len()).sum();
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "visual_match: {:.0} challenges/s, mean prompt {} bytes",
+        n as f64 / secs,
+        bytes as u64 / n
+    );
+}

@@ -55,7 +55,7 @@ fn tesseract_misses_current_challenges() {
         .filter(|&i| {
             let g = generated(i);
             let p = parsed(&g);
-            let answer = pick(&Tesseract::readings(&p).unwrap(), &p);
+            let answer = pick(&Tesseract::readings(&p), &p);
             VisualMatch.verify(&g.key, answer.as_bytes()).is_ok()
         })
         .count();
@@ -82,9 +82,11 @@ fn visual_attack_rates() {
             template += u64::from(ok(&read));
         }
         if runs("tesseract") {
-            tesseract += u64::from(ok(pick(&Tesseract::readings(&p).unwrap(), &p).as_bytes()));
+            tesseract += u64::from(ok(pick(&Tesseract::readings(&p), &p).as_bytes()));
         }
-        blind += u64::from(ok(guess(&p, rand::random::<u64>).as_bytes()));
+        if runs("blind-guess") {
+            blind += u64::from(ok(guess(&p, rand::random::<u64>).as_bytes()));
+        }
     }
     for (name, n) in [
         ("template", template),
@@ -95,8 +97,10 @@ fn visual_attack_rates() {
         eprintln!("{name}: {n}/{tries}, 95% Wilson {lo:.4}..{hi:.4}");
         assert!(hi < 0.20, "{name}: {n}/{tries}");
     }
-    eprintln!(
-        "template letters right: {:.3}",
-        letters as f64 / (tries as usize * 5) as f64
-    );
+    if runs("template") {
+        eprintln!(
+            "template letters right: {:.3}",
+            letters as f64 / (tries as usize * 5) as f64
+        );
+    }
 }
