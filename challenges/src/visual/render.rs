@@ -156,14 +156,14 @@ impl Warp {
             else {
                 continue;
             };
-            for x in x0..x1.max(x0) {
+            for (x, px) in row.iter_mut().enumerate().take(x1).skip(x0) {
                 let (ex, ey) = self.field.at(x, y);
                 let sx = row_x + a * x as f32 + ex;
                 let sy = row_y + c * x as f32 + ey;
                 let cov = canvas.sample(sx, sy);
                 if cov > 0 {
-                    let back = u32::from(row[x]);
-                    row[x] = ((back * (255 - cov) + ink * cov) / 255) as u8;
+                    let back = u32::from(*px);
+                    *px = ((back * (255 - cov) + ink * cov) / 255) as u8;
                 }
             }
         }

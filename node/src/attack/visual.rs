@@ -31,6 +31,15 @@ struct Prompt {
     choices: Vec<String>,
 }
 
+/// The prompt of the session's challenge, which must be a `visual_match` one.
+fn session_prompt(session: &Session<'_>) -> anyhow::Result<Prompt> {
+    anyhow::ensure!(
+        session.prompt().family == FAMILY,
+        "not a {FAMILY} challenge"
+    );
+    prompt(session.data())
+}
+
 fn prompt(data: &Value) -> anyhow::Result<Prompt> {
     let image = data["images"][0].as_str().context("no image")?;
     let png = base64::engine::general_purpose::STANDARD.decode(image)?;
@@ -114,9 +123,10 @@ fn pick(readings: &[String], p: &Prompt) -> String {
 pub struct Tesseract;
 
 impl Tesseract {
-    fn readings(p: &Prompt) -> Vec<String> {
+    /// Readings of every variant; only the raw image when `quick` (little time left).
+    fn readings(p: &Prompt, quick: bool) -> Vec<String> {
         let mut images = vec![p.png.clone()];
-        if let Some(img) = analysis::decode_png(&p.png) {
+        if let Some(img) = analysis::decode_png(&p.png).filter(|_| !quick) {
             if let Some((ink, _, _)) = analysis::cleaned(&img) {
                 images.push(analysis::png(&analysis::enlarged(&ink.to_image(), 2)));
             }
@@ -124,14 +134,19 @@ impl Tesseract {
         }
         let mut out = Vec::new();
         for png in &images {
-            for psm in [7, 8, 13] {
+            // One text line, one word, a raw line; the alphabet as whitelist.
+            let whitelist = p.alphabet.as_str();
+            for psm in [
+                Ocr { psm: 7, whitelist },
+                Ocr {
+                    whitelist,
+                    ..Ocr::WORD
+                },
+                Ocr { psm: 13, whitelist },
+            ] {
                 // Tesseract crashes on some inputs (SIGFPE on near-empty images): a failed
                 // variant is no reading, the others still count.
-                let Ok(read) = (Ocr {
-                    psm,
-                    whitelist: &p.alphabet,
-                })
-                .read(png) else {
+                let Ok(read) = psm.read(png) else {
                     continue;
                 };
                 let clean: String = read
@@ -157,8 +172,9 @@ impl Attack for Tesseract {
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
         anyhow::ensure!(ocr::available(), "tesseract is not installed");
-        let p = prompt(session.data())?;
-        let readings = compute(|| Self::readings(&p));
+        let p = session_prompt(session)?;
+        let quick = session.remaining() < Duration::from_secs(3);
+        let readings = compute(|| Self::readings(&p, quick));
         let answer = pick(&readings, &p);
         session.wait_min_solve(Duration::from_millis(50));
         session.respond(answer.as_bytes())
@@ -200,7 +216,7 @@ impl Attack for BlindGuess {
         "blind-guess"
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
-        let p = prompt(session.data())?;
+        let p = session_prompt(session)?;
         let answer = guess(&p, rand::random::<u64>);
         session.wait_min_solve(Duration::from_millis(50));
         session.respond(answer.as_bytes())
