@@ -48,7 +48,7 @@ mod proof_of_work;
 mod registry;
 mod seed;
 mod semantic_math_lock;
-mod visual;
+pub mod visual;
 pub mod vocab;
 
 pub use arithmetic_reasoning::ArithmeticReasoning;

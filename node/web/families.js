@@ -52,28 +52,22 @@ const RENDERERS = {
     return { answer: () => checked(form, 'choice') };
   },
 
-  visual_match: (prompt, area, form) => {
+  visual_match: (prompt, area) => {
+    // Transcription: one distorted image of `length` letters, shown at twice its size, and a
+    // text field (letters only; Enter sends). People who cannot see it opt out of visual
+    // families at registration and never get it.
     const d = prompt.data;
-    if (d.mode === 'pix') {
-      area.append(el('figure', {}, image(d.images[0], d.alt[0], d)));
-      area.append(choices('choice', 'Which word does the image show?', d.choices.map((c) => [c, c])));
-      return { answer: () => checked(form, 'choice') };
-    }
-    const rounds = d.rounds || d.images.length / 2;
-    for (let r = 0; r < rounds; r++) {
-      const pair = el('div', { class: 'pair' },
-        el('figure', {}, image(d.images[2 * r], d.alt[2 * r], d), el('figcaption', { text: 'Reference' })),
-        el('figure', {}, image(d.images[2 * r + 1], d.alt[2 * r + 1], d), el('figcaption', { text: 'Distorted' })));
-      const set = choices(`round-${r}`, `Round ${r + 1}: the same word?`, [['S', 'Same word'], ['D', 'Different word']]);
-      set.querySelector('legend').after(pair);
-      area.append(set);
-    }
-    return {
-      answer: () => {
-        const picks = Array.from({ length: rounds }, (_, r) => checked(form, `round-${r}`));
-        return picks.every((p) => p) ? picks.join('') : '';
-      },
-    };
+    const img = image(d.images[0], d.alt[0], d);
+    img.width = 2 * d.width;
+    img.height = 2 * d.height;
+    area.append(el('figure', {}, img));
+    const input = el('input', {
+      id: 'answer', name: 'answer', autocomplete: 'off', spellcheck: 'false', required: true,
+      autocapitalize: 'characters', maxlength: 2 * d.length + 4, inputmode: 'text',
+      'aria-describedby': 'prompt-text', class: 'transcribe',
+    });
+    area.append(el('label', { for: 'answer', text: `The ${d.length} letters` }), input);
+    return { answer: () => input.value.trim(), focus: input };
   },
 
   attention: attention,

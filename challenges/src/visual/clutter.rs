@@ -1,22 +1,27 @@
 //! Occlusion and noise drawn over a rendered word: blobs of background erasing parts of
-//! letters, clutter lines struck through the word, and speckles.
+//! letters, decoy strokes as thick as the letters' own (a stroke-width filter cannot tell them
+//! from letter parts), thin clutter lines struck through the word, and speckles.
 
 use image::{GrayImage, Luma};
-use imageproc::drawing::{draw_antialiased_line_segment_mut, draw_filled_ellipse_mut};
+use imageproc::drawing::{
+    draw_antialiased_line_segment_mut, draw_filled_circle_mut, draw_filled_ellipse_mut,
+};
 use imageproc::pixelops::interpolate;
 
-use super::geometry::{HEIGHT, Strength, WIDTH, spread};
+use super::geometry::{HEIGHT, Strength, WIDTH, spread, unit};
 use super::trig::sine;
 use crate::SeedStream;
 
 /// Draws the clutter of `strength` around the word centred at `centre` with half-extent
-/// `half`, on background columns `bg` with ink `fg`.
+/// `half`, drawn at `zoom`, on background columns `bg` with ink `fg`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn clutter(
     img: &mut GrayImage,
     s: &mut SeedStream,
     strength: &Strength,
     centre: (f32, f32),
     half: (f32, f32),
+    zoom: f32,
     bg: &[u8],
     fg: u8,
 ) {
@@ -33,6 +38,27 @@ pub(crate) fn clutter(
             ry as i32,
             Luma([colour]),
         );
+    }
+    // Decoys: short bent strokes of the letters' stem width, over the word.
+    let radius = (2.8 * zoom).max(1.5);
+    for _ in 0..strength.decoys {
+        let (x0, y0) = (
+            centre.0 + spread(s, half_w * 0.9),
+            centre.1 + spread(s, half_h * 0.6),
+        );
+        let length = 10.0 + 10.0 * unit(s);
+        let (dx, dy) = (spread(s, 1.0), spread(s, 1.0));
+        let norm = (dx * dx + dy * dy).sqrt().max(0.1);
+        let bend = spread(s, 6.0);
+        let steps = (length / (radius * 0.5)).ceil() as i32;
+        for i in 0..=steps {
+            let t = i as f32 / steps as f32;
+            let (x, y) = (
+                x0 + dx / norm * length * t - dy / norm * bend * sine(std::f32::consts::PI * t),
+                y0 + dy / norm * length * t + dx / norm * bend * sine(std::f32::consts::PI * t),
+            );
+            draw_filled_circle_mut(img, (x as i32, y as i32), radius as i32, Luma([fg]));
+        }
     }
     for _ in 0..strength.lines {
         let (y0, y1) = (

@@ -1,6 +1,4 @@
-//! PNG in and out, base64 for the JSON prompt, and the label list.
-
-use std::sync::OnceLock;
+//! PNG in and out, and base64 for the JSON prompt.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -8,10 +6,8 @@ use image::codecs::png::{CompressionType, FilterType, PngDecoder, PngEncoder};
 use image::{ExtendedColorType, GrayImage, ImageDecoder, ImageEncoder};
 
 use super::geometry::{HEIGHT, WIDTH};
-use super::render::clean;
-use crate::vocab::vocabulary;
 
-/// Largest base64 image the baseline decodes (a prompt image is a few kilobytes).
+/// Largest base64 image an analysis decodes (a prompt image is a few kilobytes).
 const MAX_IMAGE_B64: usize = 256 * 1024;
 
 /// Encodes a grey image as an 8-bit greyscale PNG, fast compression, `Sub` filter.
@@ -40,7 +36,7 @@ pub(crate) fn png_base64(img: &GrayImage) -> String {
 }
 
 /// Decodes a base64 PNG of the prompt's size into grey pixels; `None` for anything else.
-pub(crate) fn decode_base64_png(b64: &str) -> Option<GrayImage> {
+pub fn decode_base64_png(b64: &str) -> Option<GrayImage> {
     if b64.len() > MAX_IMAGE_B64 {
         return None;
     }
@@ -54,56 +50,22 @@ pub(crate) fn decode_base64_png(b64: &str) -> Option<GrayImage> {
     GrayImage::from_raw(WIDTH, HEIGHT, buf)
 }
 
-/// The labels images show: the vocabulary's words of four to seven letters, in capitals.
-pub(crate) fn labels() -> &'static [String] {
-    static LABELS: OnceLock<Vec<String>> = OnceLock::new();
-    LABELS.get_or_init(|| {
-        let mut words: Vec<String> = vocabulary()
-            .words()
-            .map(|(_, w)| w.to_ascii_uppercase())
-            .filter(|w| (4..=7).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_uppercase()))
-            .collect();
-        words.sort();
-        words.dedup();
-        words
-    })
-}
-
-/// The clean reference image of label `index` as base64 PNG. The MATCHA reference images carry
-/// no randomness, so all of them are rendered once, on first use (a few tens of milliseconds).
-pub(crate) fn clean_base64(index: usize) -> &'static str {
-    static CACHE: OnceLock<Vec<String>> = OnceLock::new();
-    CACHE
-        .get_or_init(|| labels().iter().map(|l| png_base64(&clean(l))).collect())
-        .get(index)
-        .map_or("", String::as_str)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Seed;
+    use crate::visual::geometry::Strength;
+    use crate::visual::render::distorted;
 
     #[test]
     fn png_round_trips_and_is_small() {
-        let img = clean("FALCON");
+        let img = distorted("ACDEF", &Strength::of(5), &mut Seed([1; 32]).stream());
         let b64 = png_base64(&img);
-        assert!(b64.len() < 8 * 1024, "{} bytes", b64.len());
+        assert!(b64.len() < 16 * 1024, "{} bytes", b64.len());
         let back = decode_base64_png(&b64).unwrap();
         assert_eq!(back, img);
         assert!(decode_base64_png("not base64!").is_none());
         assert!(decode_base64_png(&STANDARD.encode(b"\x89PNG garbage")).is_none());
         assert!(decode_base64_png(&"A".repeat(MAX_IMAGE_B64 + 4)).is_none());
-    }
-
-    #[test]
-    fn labels_are_distinct_capitals_of_four_to_seven_letters() {
-        let l = labels();
-        assert!(l.len() > 300, "{}", l.len());
-        assert!(l.windows(2).all(|w| w[0] < w[1]));
-        for len in 4..=7 {
-            assert!(l.iter().filter(|w| w.len() == len).count() >= 40, "{len}");
-        }
-        assert_eq!(clean_base64(0), clean_base64(0));
-        assert_eq!(clean_base64(usize::MAX), "");
     }
 }

@@ -1,15 +1,15 @@
 //! What the rendering passes share: the image size, the distortion strength of a difficulty,
-//! and uniform draws from the challenge's stream. `render`, `clutter` and the encoders depend
-//! on it; it depends only on the glyph atlas's tilt count, so imports point one way:
-//! `render` → `clutter` → `geometry` → `font` → `trig`.
+//! and uniform draws from the challenge's stream. `render`, `field`, `clutter` and the encoders
+//! depend on it; it depends only on the glyph atlas's tilt count, so imports point one way:
+//! `render` → `clutter`/`field` → `geometry` → `font` → `trig`.
 
 use super::font::TILT_CENTER;
 use crate::SeedStream;
 
 /// Image width in pixels.
-pub(crate) const WIDTH: u32 = 200;
+pub(crate) const WIDTH: u32 = 240;
 /// Image height in pixels.
-pub(crate) const HEIGHT: u32 = 80;
+pub(crate) const HEIGHT: u32 = 90;
 
 /// How strongly a difficulty distorts. See the table in the module docs of `visual_match`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,10 +18,15 @@ pub(crate) struct Strength {
     pub tilt_steps: u64,
     pub letter_jitter: i64,
     pub crowding: i64,
-    pub warp_px: f32,
+    /// Each letter is scaled by up to this fraction more or less, per axis.
+    pub letter_scale: f32,
     pub shear: f32,
+    /// Peak displacement of the elastic field, in canvas pixels.
+    pub elastic_px: f32,
     pub blobs: u32,
     pub lines: u32,
+    /// Short strokes as thick as the letters' own, drawn over the word.
+    pub decoys: u32,
     pub speckles: u32,
 }
 
@@ -31,14 +36,16 @@ impl Strength {
         let d = d.clamp(1, 5);
         let f = d as f32;
         Strength {
-            rotation_deg: 3.0 + 3.0 * f,
+            rotation_deg: 1.0 + f,
             tilt_steps: u64::from(d.min(TILT_CENTER as u32)),
             letter_jitter: i64::from(1 + d),
-            crowding: i64::from(d),
-            warp_px: 0.8 + 0.8 * f,
-            shear: 0.05 * f,
-            blobs: d - 1,
+            crowding: i64::from(d * 8 / 5),
+            letter_scale: 0.04 * f,
+            shear: 0.04 * f,
+            elastic_px: 0.9 * f,
+            blobs: (d - 1) / 3,
             lines: d.div_ceil(2),
+            decoys: d / 3,
             speckles: 25 * d,
         }
     }

@@ -1,14 +1,16 @@
-//! Word images: letters laid out from the glyph atlas, then one inverse-mapped pass for
-//! rotation, scale, shear and a sine warp, then occlusion, clutter lines and speckle noise.
+//! Text images: letters laid out from the glyph atlas, then one inverse-mapped pass for
+//! rotation, scale, shear and the elastic field, then occlusion, decoy strokes, clutter lines
+//! and speckle noise.
 //!
 //! Every random choice comes from the challenge's [`SeedStream`], and the geometry uses only
-//! IEEE basic arithmetic (the sine below is a polynomial, not the platform's `libm`), so the
-//! same seed gives the same pixels on every platform.
+//! IEEE basic arithmetic (the sine is a polynomial, not the platform's `libm`), so the same
+//! seed gives the same pixels on every platform.
 
 use image::GrayImage;
 
 use super::clutter::clutter;
-use super::font::{TILT_CENTER, TILTS, atlas};
+use super::field::Field;
+use super::font::{Raster, TILT_CENTER, TILTS, atlas};
 use super::geometry::{HEIGHT, Strength, WIDTH, spread, unit};
 use super::trig::{cosine, sine};
 use crate::SeedStream;
@@ -20,9 +22,74 @@ struct Canvas {
     data: Vec<u8>,
 }
 
-/// Lays out the capitals of `word`; `jitter` gives each letter's (tilt index, vertical shift,
-/// extra gap after it).
-fn layout(word: &str, mut jitter: impl FnMut() -> (usize, i32, i32)) -> Canvas {
+impl Canvas {
+    /// Bilinear coverage at canvas point `(x, y)`, 0 outside.
+    #[inline]
+    fn sample(&self, x: f32, y: f32) -> u32 {
+        if !(x >= 0.0 && y >= 0.0) {
+            return 0;
+        }
+        let (ix, iy) = (x as usize, y as usize);
+        if ix + 1 >= self.w || iy + 1 >= self.h {
+            return 0;
+        }
+        let (fx, fy) = (
+            ((x - ix as f32) * 256.0) as u32,
+            ((y - iy as f32) * 256.0) as u32,
+        );
+        let p = &self.data;
+        let i = iy * self.w + ix;
+        let j = i + self.w;
+        let top = u32::from(p[i]) * (256 - fx) + u32::from(p[i + 1]) * fx;
+        let bot = u32::from(p[j]) * (256 - fx) + u32::from(p[j + 1]) * fx;
+        (top * (256 - fy) + bot * fy) >> 16
+    }
+}
+
+/// What `layout` varies per letter.
+struct Jitter {
+    tilt: usize,
+    dy: i32,
+    gap: i32,
+    /// Horizontal and vertical scale.
+    scale: (f32, f32),
+}
+
+/// `r` resampled (bilinear) by `(sx, sy)` about its top-left corner.
+fn rescale(r: &Raster, (sx, sy): (f32, f32)) -> Raster {
+    let (w, h) = (
+        ((r.w as f32 * sx).round() as usize).max(1),
+        ((r.h as f32 * sy).round() as usize).max(1),
+    );
+    let src = Canvas {
+        w: r.w + 1,
+        h: r.h + 1,
+        data: (0..=r.h)
+            .flat_map(|y| (0..=r.w).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                if x < r.w && y < r.h {
+                    r.data[y * r.w + x]
+                } else {
+                    0
+                }
+            })
+            .collect(),
+    };
+    let data = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| src.sample(x as f32 / sx, y as f32 / sy).min(255) as u8)
+        .collect();
+    Raster {
+        w,
+        h,
+        left: (r.left as f32 * sx).round() as i32,
+        top: (r.top as f32 * sy).round() as i32,
+        data,
+    }
+}
+
+/// Lays out the capitals of `word`; `jitter` gives each letter's tilt, shift, gap and scale.
+fn layout(word: &str, mut jitter: impl FnMut() -> Jitter) -> Canvas {
     let atlas = atlas();
     let mut placed = Vec::with_capacity(word.len());
     let mut pen = 0.0f32;
@@ -34,10 +101,11 @@ fn layout(word: &str, mut jitter: impl FnMut() -> (usize, i32, i32)) -> Canvas {
         if let Some(p) = prev {
             pen += atlas.kern(p, c);
         }
-        let (tilt, dy, gap) = jitter();
-        let r = &letter.tilts[tilt.min(TILTS - 1)];
-        placed.push((r, pen.round() as i32 + r.left, dy + r.top));
-        pen += letter.advance + gap as f32;
+        let j = jitter();
+        let r = rescale(&letter.tilts[j.tilt.min(TILTS - 1)], j.scale);
+        let (left, top) = (r.left, r.top);
+        placed.push((r, pen.round() as i32 + left, j.dy + top));
+        pen += letter.advance * j.scale.0 + j.gap as f32;
         prev = Some(c);
     }
     let x0 = placed.iter().map(|p| p.1).min().unwrap_or(0) - 2;
@@ -58,89 +126,44 @@ fn layout(word: &str, mut jitter: impl FnMut() -> (usize, i32, i32)) -> Canvas {
     Canvas { w, h, data }
 }
 
-/// The geometric part of a distortion: output pixel → canvas point.
+/// Output pixel → canvas point: an inverse linear map about a centre, plus the elastic field.
 struct Warp {
     /// Inverse linear map (row-major 2×2).
     inv: [f32; 4],
     /// Output point the canvas centre lands on.
     centre: (f32, f32),
-    /// Canvas x offset per output row, and y offset per output column.
-    x_wave: Vec<f32>,
-    y_wave: Vec<f32>,
+    field: Field,
 }
 
 impl Warp {
-    fn new(angle_deg: f32, shear: f32, zoom: f32, centre: (f32, f32)) -> Self {
-        let (s, c) = (sine(angle_deg.to_radians()), cosine(angle_deg.to_radians()));
-        let z = 1.0 / zoom;
-        Warp {
-            inv: [z * (c + shear * s), z * (s - shear * c), -z * s, z * c],
-            centre,
-            x_wave: vec![0.0; HEIGHT as usize],
-            y_wave: vec![0.0; WIDTH as usize],
-        }
-    }
-
-    /// Adds a sine displacement of `amplitude` canvas pixels along each axis.
-    fn waves(&mut self, s: &mut SeedStream, amplitude: f32) {
-        let tau = std::f32::consts::TAU;
-        let (ax, ay) = (
-            amplitude * (0.6 + 0.4 * unit(s)),
-            amplitude * (0.6 + 0.4 * unit(s)),
-        );
-        let (px, py) = (40.0 + 50.0 * unit(s), 35.0 + 45.0 * unit(s));
-        let (phx, phy) = (tau * unit(s), tau * unit(s));
-        for (y, v) in self.x_wave.iter_mut().enumerate() {
-            *v = ax * sine(tau * y as f32 / px + phx);
-        }
-        for (x, v) in self.y_wave.iter_mut().enumerate() {
-            *v = ay * sine(tau * x as f32 / py + phy);
-        }
-    }
-
-    /// Renders the canvas through the warp onto a background gradient.
-    ///
-    /// Canvas coordinates are stepped in 16.16 fixed point, and each row only visits the span
-    /// of columns that can land on the canvas (the rest is background).
+    /// Renders the canvas through the warp onto a background gradient. Each row only visits
+    /// the columns whose undisplaced source lies within the field's reach of the canvas.
     fn paint(&self, canvas: &Canvas, bg: &[u8], fg: u8) -> Vec<u8> {
-        const ONE: f32 = 65536.0;
         let (w, h) = (WIDTH as usize, HEIGHT as usize);
         let mut out = vec![0u8; w * h];
-        let (ccx, ccy) = (canvas.w as f32 / 2.0, canvas.h as f32 / 2.0);
-        let (maxx, maxy) = (canvas.w as f32 - 1.0, canvas.h as f32 - 1.0);
-        let (lim_x, lim_y) = ((canvas.w as u32 - 1) << 16, (canvas.h as u32 - 1) << 16);
+        let (ccx, ccy) = (canvas.w as f32 / 2.0 - 0.5, canvas.h as f32 / 2.0 - 0.5);
         let [a, b, c, d] = self.inv;
-        let (a_fp, c_fp) = ((a * ONE) as i32, (c * ONE) as i32);
-        let wave: Vec<i32> = self.y_wave.iter().map(|v| (v * ONE) as i32).collect();
-        let amp = self.y_wave.iter().fold(0.0f32, |m, v| m.max(v.abs())) + 1.0;
+        let reach = self.field.reach() + 1.0;
         let ink = u32::from(fg);
-        let p = &canvas.data;
         for (y, row) in out.chunks_exact_mut(w).enumerate() {
             row.copy_from_slice(&bg[..w]);
             let dy = y as f32 + 0.5 - self.centre.1;
             let dx0 = 0.5 - self.centre.0;
-            let row_x = ccx + a * dx0 + b * dy + self.x_wave[y] - 0.5;
-            let row_y = ccy + c * dx0 + d * dy - 0.5;
-            let (x0, x1) = span(row_x, a, 0.0, maxx, w)
-                .and_then(|sx| Some((sx, span(row_y, c, -amp, maxy + amp, w)?)))
-                .map_or((0, 0), |((a0, a1), (b0, b1))| (a0.max(b0), a1.min(b1)));
-            let (sx0, sy0) = ((row_x * ONE) as i32, (row_y * ONE) as i32);
-            for x in x0..x1.max(x0) {
-                let sx = sx0 + a_fp * x as i32;
-                let sy = sy0 + c_fp * x as i32 + wave[x];
-                if (sx as u32) >= lim_x || (sy as u32) >= lim_y {
-                    continue;
-                }
-                let (ix, iy) = ((sx >> 16) as usize, (sy >> 16) as usize);
-                let (fx, fy) = (((sx >> 8) & 255) as u32, ((sy >> 8) & 255) as u32);
-                let i = iy * canvas.w + ix;
-                let j = i + canvas.w;
-                let top = u32::from(p[i]) * (256 - fx) + u32::from(p[i + 1]) * fx;
-                let bot = u32::from(p[j]) * (256 - fx) + u32::from(p[j + 1]) * fx;
-                let cov = (top * (256 - fy) + bot * fy) >> 16;
+            let (row_x, row_y) = (ccx + a * dx0 + b * dy, ccy + c * dx0 + d * dy);
+            let Some((x0, x1)) = span(row_x, a, -reach, canvas.w as f32 + reach, w)
+                .zip(span(row_y, c, -reach, canvas.h as f32 + reach, w))
+                .map(|((a0, a1), (b0, b1))| (a0.max(b0), a1.min(b1)))
+            else {
+                continue;
+            };
+            for (x, px) in row.iter_mut().enumerate().take(x1).skip(x0) {
+                let (ex, ey) = self.field.at(x, y);
+                let sx = row_x + a * x as f32 + ex;
+                let sy = row_y + c * x as f32 + ey;
+                let cov = canvas.sample(sx, sy);
                 if cov > 0 {
-                    let back = u32::from(row[x]);
-                    row[x] = ((back * (255 - cov) + ink * cov) / 255) as u8;
+                    let back = u32::from(*px);
+                    *px = ((back * (255 - cov) + ink * cov) / 255) as u8;
                 }
             }
         }
@@ -183,33 +206,44 @@ fn fit(canvas: &Canvas, angle_deg: f32, shear: f32, margin: f32) -> f32 {
         .min(1.2)
 }
 
-/// The undistorted rendering of `word`: upright, centred, dark on a plain light background.
-pub(crate) fn clean(word: &str) -> GrayImage {
-    let canvas = layout(word, || (TILT_CENTER, 0, 0));
-    let zoom = fit(&canvas, 0.0, 0.0, 6.0);
-    let warp = Warp::new(0.0, 0.0, zoom, (WIDTH as f32 / 2.0, HEIGHT as f32 / 2.0));
-    image(warp.paint(&canvas, &[240; WIDTH as usize], 30))
-}
-
-/// `word` under a random transformation of the given strength.
-pub(crate) fn distorted(word: &str, strength: &Strength, s: &mut SeedStream) -> GrayImage {
+/// `text` (capitals) under a random transformation of the given strength.
+pub(crate) fn distorted(text: &str, strength: &Strength, s: &mut SeedStream) -> GrayImage {
     let tilt_span = strength.tilt_steps;
-    let canvas = layout(word, || {
+    let canvas = layout(text, || {
         let tilt = TILT_CENTER as i64 + s.range(-(tilt_span as i64), tilt_span as i64);
         let dy = s.range(-strength.letter_jitter, strength.letter_jitter) as i32;
         let gap = s.range(-strength.crowding, 2) as i32;
-        (tilt.max(0) as usize, dy, gap)
+        let scale = (
+            1.0 + spread(s, strength.letter_scale),
+            1.0 + spread(s, strength.letter_scale),
+        );
+        Jitter {
+            tilt: tilt.max(0) as usize,
+            dy,
+            gap,
+            scale,
+        }
     });
     let angle = spread(s, strength.rotation_deg);
     let shear = spread(s, strength.shear);
-    let zoom = fit(&canvas, angle, shear, 3.0 + strength.warp_px) * (0.9 + 0.1 * unit(s));
+    let zoom = fit(&canvas, angle, shear, 3.0 + strength.elastic_px) * (0.92 + 0.08 * unit(s));
     let slack_x = (WIDTH as f32 - canvas.w as f32 * zoom).max(0.0) / 2.0;
     let centre = (
         WIDTH as f32 / 2.0 + spread(s, slack_x * 0.5),
         HEIGHT as f32 / 2.0 + spread(s, 3.0),
     );
-    let mut warp = Warp::new(angle, shear, zoom, centre);
-    warp.waves(s, strength.warp_px);
+    let (sn, cs) = (sine(angle.to_radians()), cosine(angle.to_radians()));
+    let z = 1.0 / zoom;
+    let warp = Warp {
+        inv: [
+            z * (cs + shear * sn),
+            z * (sn - shear * cs),
+            -z * sn,
+            z * cs,
+        ],
+        centre,
+        field: Field::new(s, strength.elastic_px),
+    };
 
     let (bg_l, bg_r) = (200 + s.below(46) as u8, 200 + s.below(46) as u8);
     let bg: Vec<u8> = (0..WIDTH)
@@ -221,8 +255,8 @@ pub(crate) fn distorted(word: &str, strength: &Strength, s: &mut SeedStream) -> 
     let fg = 15 + s.below(56) as u8;
     let mut img = image(warp.paint(&canvas, &bg, fg));
 
-    // The text's extent on the image, for placing occlusions and lines over it.
+    // The text's extent on the image, for placing occlusions, decoys and lines over it.
     let half = (canvas.w as f32 * zoom / 2.0, canvas.h as f32 * zoom / 2.0);
-    clutter(&mut img, s, strength, centre, half, &bg, fg);
+    clutter(&mut img, s, strength, centre, half, zoom, &bg, fg);
     img
 }

@@ -14,6 +14,7 @@ pub mod ocr;
 pub mod presence;
 pub mod session;
 pub mod stats;
+pub mod visual;
 
 pub use session::{Session, Verdict};
 
@@ -35,7 +36,12 @@ pub trait Attack: Send + Sync {
 /// Every attacker in the tree, strongest first within each family. `hco bench attack`
 /// reports, per family, the attacker with the highest first-try success.
 pub fn all() -> Vec<Box<dyn Attack>> {
-    vec![Box::new(presence::SoftPasskey)]
+    vec![
+        Box::new(presence::SoftPasskey),
+        Box::new(visual::Template),
+        Box::new(visual::Tesseract),
+        Box::new(visual::BlindGuess),
+    ]
 }
 
 /// Runs CPU-heavy attacker work (OCR, image search) holding one of the machine's cores, so

@@ -2,7 +2,9 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod attack_visual;
 mod browser;
+mod browser_visual;
 mod cli;
 mod corpus;
 mod devnet;
