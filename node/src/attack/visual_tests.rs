@@ -10,7 +10,9 @@ use crate::attack::stats::{Z95, wilson};
 fn generated(i: u64) -> hco_challenges::Generated {
     let mut seed = [0x5au8; 32];
     seed[..8].copy_from_slice(&i.to_le_bytes());
-    VisualMatch.generate(&Seed(seed), &FamilyParams { difficulty: 5 })
+    // `VISUAL_DIFFICULTY` measures another distortion strength than the default.
+    let difficulty = std::env::var("VISUAL_DIFFICULTY").map_or(5, |v| v.parse().unwrap());
+    VisualMatch.generate(&Seed(seed), &FamilyParams { difficulty })
 }
 
 fn parsed(g: &hco_challenges::Generated) -> Prompt {
@@ -98,6 +100,14 @@ fn visual_attack_rates() {
         assert!(hi < 0.20, "{name}: {n}/{tries}");
     }
     if runs("template") {
+        if let Ok(dir) = std::env::var("VISUAL_SAMPLES_DIR") {
+            for i in 0..6 {
+                let g = generated(1_000 + i);
+                let p = parsed(&g);
+                let key = String::from_utf8_lossy(&g.key.0).into_owned();
+                std::fs::write(format!("{dir}/{key}.png"), &p.png).unwrap();
+            }
+        }
         eprintln!(
             "template letters right: {:.3}",
             letters as f64 / (tries as usize * 5) as f64
