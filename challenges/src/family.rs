@@ -395,6 +395,29 @@ pub trait Family: Send + Sync + 'static {
     /// solver for work-based families). `None` when it cannot produce an answer.
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>>;
 
+    /// Questions in one challenge, asked one after another (1 for most families). Stage 1 is
+    /// the issued prompt; stage `k + 1` is shown only after a right answer to stages `1..=k`
+    /// (`POST /v1/challenges/stage`), and the final answer covers every stage.
+    fn stages(&self) -> usize {
+        1
+    }
+
+    /// The prompt of stage `stage` (2..=[`Family::stages`]), re-derived from the seed; `None`
+    /// for any other stage.
+    fn stage_prompt(&self, seed: &Seed, params: &FamilyParams, stage: usize) -> Option<Prompt> {
+        let _ = (seed, params, stage);
+        None
+    }
+
+    /// Checks the partial answer to stages `1..=stage` (`stage` below [`Family::stages`])
+    /// against the key, before stage `stage + 1` is shown. Must not panic on any input.
+    fn check_stage(&self, key: &AnswerKey, stage: usize, answer: &[u8]) -> Result<(), Reject> {
+        let _ = (key, stage, answer);
+        Err(Reject::InvalidAnswerFormat(
+            "this family has a single stage",
+        ))
+    }
+
     /// An answer that `verify` accepts, derived from the key alone, for tests, benchmarks and
     /// scripted clients given the answer key. `None` where the key does not determine one cheaply
     /// (proof of work).

@@ -36,7 +36,7 @@ mod arithmetic_reasoning;
 pub mod attention;
 pub mod bench;
 mod family;
-mod interactive;
+pub mod interactive;
 mod lock;
 mod multi_pass_lock;
 pub mod narrative;

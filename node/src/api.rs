@@ -38,6 +38,15 @@ pub struct ChallengeView {
     pub prompt: PromptView,
 }
 
+/// The body of a successful `POST /v1/challenges/stage`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct StageView {
+    /// The stage now shown (2 after a right stage-1 answer).
+    pub stage: usize,
+    /// Its prompt.
+    pub prompt: PromptView,
+}
+
 /// The body of a successful `POST /v1/responses`.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct VerdictView {

@@ -214,6 +214,10 @@ action('get', async () => {
     passkeys: state.passkeys,
     assert: () => Passkey.assert(P.challengeId(view.challenge.challenge), state.passkeys),
     finished: () => Boolean(state.challenge?.done),
+    // Multi-stage families: the identity-signed answer to stages 1..=k unlocks stage k + 1.
+    stage: async (k, partial) => api('POST', '/v1/challenges/stage',
+      await P.signedResponse(state.identity, view.challenge, `stage ${k}:${partial}`)),
+    text: (t) => { $('prompt-text').textContent = t; },
   };
   const renderer = render(view.prompt, area, form, () => send().catch(showError), context);
   state.challenge = { view, renderer, sending: false };
@@ -243,6 +247,7 @@ async function send() {
   $('verdict-code').textContent = '';
   showError(null);
   try {
+    if (c.renderer.advance && (await c.renderer.advance())) return;
     const response = await P.signedResponse(state.identity, c.view.challenge, answer);
     const v = await api('POST', '/v1/responses', response);
     showVerdict(v.verdict, `Challenge ${v.j} of window ${v.window} (${v.family}) accepted.`);

@@ -45,12 +45,7 @@ function image(b64, alt, data) {
 const RENDERERS = {
   arithmetic_reasoning: (prompt, area) => freeText(area, 'numeric'),
 
-  interactive_reasoning: (prompt, area, form) => {
-    const letters = ['A', 'B', 'C', 'D'];
-    const options = (prompt.data.choices || []).map((c, i) => [letters[i], `${letters[i]}) ${c}`]);
-    area.append(choices('choice', 'Your answer', options));
-    return { answer: () => checked(form, 'choice') };
-  },
+  interactive_reasoning: interactive,
 
   visual_match: (prompt, area) => {
     // Transcription: one distorted image of `length` letters, shown at twice its size, and a
@@ -78,6 +73,101 @@ const RENDERERS = {
 export function render(prompt, area, form, done, context) {
   const renderer = RENDERERS[prompt.family];
   return renderer ? renderer(prompt, area, form, done, context) : freeText(area);
+}
+
+/**
+ * interactive_reasoning: two pictures; the second comes from the issuer after a right click on
+ * the first (`context.stage`). A click (or tap) on the picture marks a point; with the keyboard,
+ * the arrow keys move a crosshair (Shift: farther) and Enter or Space marks it. In stage 1 one
+ * mark (a new one replaces it); in stage 2 marks toggle. Send moves on to stage 2, then answers.
+ */
+function interactive(prompt, area, form, done, context) {
+  let d = prompt.data;
+  let first = '';
+  let marks = [];
+  let cross = { x: Math.round(d.width / 2), y: Math.round(d.height / 2) };
+  const img = image(d.image, d.alt, d);
+  img.id = 'scene';
+  img.draggable = false;
+  const hair = el('span', { class: 'crosshair', 'aria-hidden': 'true' });
+  const board = el('div', {
+    id: 'scene-board', class: 'scene', tabindex: '0', role: 'application',
+    'aria-label': 'picture: arrow keys move the crosshair, Enter marks a shape',
+  }, img, hair);
+  const status = el('p', { id: 'scene-status', role: 'status', 'aria-live': 'polite' });
+  const scale = () => img.clientWidth / d.width;
+  const place = (node, p) => {
+    node.style.left = `${p.x * scale()}px`;
+    node.style.top = `${p.y * scale()}px`;
+  };
+  const redraw = () => {
+    board.querySelectorAll('.mark').forEach((m) => m.remove());
+    for (const p of marks) {
+      const m = el('span', { class: 'mark', 'aria-hidden': 'true' });
+      place(m, p);
+      board.append(m);
+    }
+    place(hair, cross);
+    status.textContent = `Stage ${d.stage} of ${d.stages}: ${marks.length} shape(s) marked.`;
+  };
+  const mark = (p) => {
+    if (d.stage === 1) {
+      marks = [p];
+    } else {
+      const near = marks.findIndex((m) => Math.hypot(m.x - p.x, m.y - p.y) < 10);
+      if (near >= 0) marks.splice(near, 1);
+      else if (marks.length < 4) marks.push(p);
+    }
+    redraw();
+  };
+  img.addEventListener('click', (e) => {
+    const r = img.getBoundingClientRect();
+    const p = {
+      x: Math.min(d.width - 1, Math.max(0, Math.round((e.clientX - r.left) / scale()))),
+      y: Math.min(d.height - 1, Math.max(0, Math.round((e.clientY - r.top) / scale()))),
+    };
+    cross = p;
+    mark(p);
+  });
+  board.addEventListener('keydown', (e) => {
+    const step = e.shiftKey ? 24 : 6;
+    const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (moves[e.key]) {
+      cross = {
+        x: Math.min(d.width - 1, Math.max(0, cross.x + moves[e.key][0])),
+        y: Math.min(d.height - 1, Math.max(0, cross.y + moves[e.key][1])),
+      };
+      redraw();
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      mark({ ...cross });
+    } else {
+      return;
+    }
+    e.preventDefault();
+  });
+  area.append(el('figure', {}, board), status);
+  img.addEventListener('load', redraw);
+  redraw();
+  const clicks = () => marks.map((p) => `${p.x},${p.y}`).join(';');
+  return {
+    answer: () => (marks.length === 0 ? '' : d.stage === 1 ? clicks() : `${first}|${clicks()}`),
+    focus: board,
+    // Stage 1: the click goes to the issuer, which answers with stage 2 (or a final verdict).
+    advance: async () => {
+      if (d.stage !== 1) return false;
+      const next = await context.stage(1, clicks());
+      first = clicks();
+      d = next.prompt.data;
+      marks = [];
+      cross = { x: Math.round(d.width / 2), y: Math.round(d.height / 2) };
+      img.src = `data:image/png;base64,${d.image}`;
+      img.alt = d.alt;
+      context.text(next.prompt.text);
+      redraw();
+      board.focus();
+      return true;
+    },
+  };
 }
 
 /** presence: one button; the passkey's assertion over the challenge id is the answer. */

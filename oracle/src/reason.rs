@@ -202,6 +202,17 @@ pub enum Reason {
         /// Now.
         now: Timestamp,
     },
+    /// A stage request for a stage the challenge's family does not have (or, for the last
+    /// stage, that is answered with the final answer instead).
+    #[error(
+        "stage {stage} cannot be answered alone: the family has {stages} stage(s), the last one answered with the final answer"
+    )]
+    NoSuchStage {
+        /// The stage answered.
+        stage: usize,
+        /// The family's stages.
+        stages: usize,
+    },
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -276,6 +287,7 @@ reason_table! {
     Reason::EnrolmentStale { .. } => "enrolment_stale", 422;
     Reason::TooManyPasskeys { .. } => "too_many_passkeys", 409;
     Reason::CredentialInUse => "credential_in_use", 409;
+    Reason::NoSuchStage { .. } => "no_such_stage", 400;
 }
 
 impl Reason {
@@ -375,6 +387,10 @@ mod tests {
             Reason::ParamsMismatch,
             Reason::NotInCommittee(node),
             Reason::NoFamilyForProfile,
+            Reason::NoSuchStage {
+                stage: 3,
+                stages: 2,
+            },
             Reason::EnrolmentStale {
                 created_at: 1,
                 now: 2,

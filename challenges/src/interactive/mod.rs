@@ -1,103 +1,233 @@
-//! `interactive_reasoning`: a short multi-step logic or calendar puzzle shown with a countdown,
-//! answered by picking one of four options (`A`–`D`).
+//! `interactive_reasoning`: two dependent questions about pictures of shapes, answered by
+//! clicking (or pointing with the arrow keys) at a shape.
 //!
-//! Four templates, drawn with equal probability, each with several phrasings per sentence:
+//! - **Stage 1** (the issued prompt): a cluttered picture of shapes of six kinds (circle,
+//!   triangle, square, star, cross, heart) drawn in varied sizes, tilts, colours and styles
+//!   (solid, outlined, striped, dotted), partly overlapping, crossed by strokes of the same
+//!   colours. One kind appears exactly once, the others at least twice: click that lone shape.
+//! - **Stage 2** (shown only after a right stage-1 answer, `POST /v1/challenges/stage`): a new
+//!   picture with two to four shapes of the stage-1 kind among shapes of every other kind:
+//!   click each of them (and no other).
 //!
-//! - **ordering** — comparisons between people ("Ana is taller than Ben", "Ben is not as tall
-//!   as Cleo", …) given out of order; who is the tallest, second youngest, …?
-//! - **seating** — who sits where in a row, from clues ("directly right of", "somewhere left
-//!   of", "at one end", "not in seat 2", …); clues are added until exactly one seating fits.
-//! - **calendar** — day-of-week arithmetic over a chain of events ("the market is 9 days after
-//!   the concert").
-//! - **odd one out** — four words, three from one vocabulary category, named by a paraphrase.
+//! The question texts are fixed: everything that decides the answer is in the pictures, so a
+//! text parser has nothing to read. Each stage needs every shape of the picture told apart by
+//! the kind a person sees in its outline (no kind owns a colour, a size or a style), and the
+//! second picture means nothing without the kind found in the first. A wrong stage-1 answer is
+//! final, like any wrong answer.
 //!
-//! Difficulty (1..=3, default 2) sets the size: 3, 4 or 5 people in ordering and seating puzzles,
-//! 1, 2 or 3 calendar steps. The countdown shown is the challenge deadline from the network
-//! parameters (the paper reports a mean completion time of about 12 s for this family).
+//! Difficulty (1..=3, default 2) sets the shapes per picture: 9, 10 or 11.
 //!
-//! The family is text only, so a screen reader presents it whole: it is the non-visual human
-//! family an identity that opts out of visual challenges still receives.
+//! Prompt data (JSON): `{"stage":1,"stages":2,"width":360,"height":270,"image":base64 PNG,
+//! "alt":…}`. A click is `x,y` in picture pixels; it hits a shape within 90 % of its radius
+//! (plus 3 px). The stage request's answer is the stage-1 click; the final answer is the
+//! stage-1 click, `|`, then the stage-2 clicks separated by `;` (`40,52|10,20;200,31`), each
+//! stage-2 shape hit by exactly one click.
 //!
-//! Prompt data (JSON): `{"choices":["Ana","Ben","Cleo","Dev"]}`, the options in letter order
-//! (the text lists them as `A) Ana` …). Answer: the letter, case-insensitive, optionally
-//! followed by `)` or `.`. The baseline parser (`baseline.rs`) reads the sentences with the
-//! family's own phrase tables; it knows every phrasing, and its success is reported as such.
+//! The family needs sight ([`Family::is_visual`]): an identity that opted out of visual
+//! challenges never draws it, and gets the network's non-visual families instead (presence
+//! where it is a step, arithmetic_reasoning where it is enabled).
 
-mod baseline;
-mod calendar;
-mod ordering;
-mod pattern;
-mod seating;
+mod render;
+pub mod scene;
 #[cfg(test)]
 mod tests;
 
+use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed, SeedStream};
+use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed};
+
+pub use render::{covers, draw, paint, png};
+pub use scene::{HEIGHT, WIDTH};
 
 /// Allowed sizes.
 pub const SIZES: std::ops::RangeInclusive<u32> = 1..=3;
-/// Options per question.
-pub const CHOICES: usize = 4;
-const LETTERS: [char; CHOICES] = ['A', 'B', 'C', 'D'];
+/// Questions per challenge.
+pub const STAGES: usize = 2;
+
+/// The question of stage 1.
+pub const FIRST_QUESTION: &str =
+    "One kind of shape appears only once in this picture. Click that shape.";
+/// The question of stage 2.
+pub const SECOND_QUESTION: &str =
+    "New picture: click every shape of the same kind as the one you just clicked, then Send.";
+/// Most stage-2 clicks.
+const MAX_CLICKS: usize = 4;
 
 /// The interactive reasoning family.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InteractiveReasoning;
 
-/// The prompt payload.
+/// The prompt payload of either stage.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ReasoningData {
-    pub choices: Vec<String>,
+pub struct StageData {
+    /// 1 or 2.
+    pub stage: usize,
+    /// [`STAGES`].
+    pub stages: usize,
+    /// Picture width.
+    pub width: u32,
+    /// Picture height.
+    pub height: u32,
+    /// The picture, base64 PNG.
+    pub image: String,
+    /// Text for the image's `alt`.
+    pub alt: String,
 }
 
-/// A generated puzzle: the statement and question, the options, the right option's index.
-pub(crate) struct Puzzle {
-    pub text: String,
-    pub choices: Vec<String>,
-    pub answer: usize,
+/// Where a stage's answer lies: centre and radius of the target, in pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Target {
+    x: u16,
+    y: u16,
+    r: u16,
 }
 
-/// Given names used by the people puzzles: short, distinct, easy to read aloud.
-pub(crate) const NAMES: &[&str] = &[
-    "Ana", "Ben", "Chloe", "Dev", "Elif", "Farah", "Gus", "Hana", "Ivan", "Jade", "Kofi", "Lena",
-    "Mateo", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tess", "Umar", "Vera", "Wen",
-    "Yuki",
-];
-
-/// `n` distinct names.
-pub(crate) fn pick_names(s: &mut SeedStream, n: usize) -> Vec<&'static str> {
-    let mut names = NAMES.to_vec();
-    s.shuffle(&mut names);
-    names.truncate(n);
-    names
-}
-
-/// Builds the options: the right one and distinct wrong ones, shuffled.
-pub(crate) fn puzzle(
-    s: &mut SeedStream,
-    text: String,
-    right: String,
-    wrong: impl IntoIterator<Item = String>,
-) -> Puzzle {
-    let mut choices = vec![right.clone()];
-    for w in wrong {
-        if choices.len() == CHOICES {
-            break;
-        }
-        if !choices.contains(&w) {
-            choices.push(w);
-        }
+impl Target {
+    fn of(scene: &scene::Scene) -> Vec<Self> {
+        scene
+            .targets
+            .iter()
+            .map(|&i| {
+                let t = &scene.shapes[i];
+                Target {
+                    x: t.x as u16,
+                    y: t.y as u16,
+                    r: t.r as u16,
+                }
+            })
+            .collect()
     }
-    s.shuffle(&mut choices);
-    let answer = choices.iter().position(|c| *c == right).unwrap_or(0);
-    Puzzle {
-        text,
-        choices,
-        answer,
+
+    fn hit(&self, (x, y): (u16, u16)) -> bool {
+        let (dx, dy) = (
+            i64::from(x) - i64::from(self.x),
+            i64::from(y) - i64::from(self.y),
+        );
+        let reach = i64::from(self.r) * 9 / 10 + 3;
+        dx * dx + dy * dy <= reach * reach
     }
 }
 
+/// Shapes per picture.
+pub fn shapes(params: &FamilyParams) -> usize {
+    8 + params.difficulty.clamp(*SIZES.start(), *SIZES.end()) as usize
+}
+
+/// Both scenes of a seed (layout only: nothing is drawn).
+pub fn scenes(seed: &Seed, params: &FamilyParams) -> (scene::Scene, scene::Scene) {
+    let n = shapes(params);
+    let (first, lone) = scene::first(&mut seed.derive("interactive_reasoning 1").stream(), n);
+    let second = scene::second(
+        &mut seed.derive("interactive_reasoning 2").stream(),
+        n,
+        lone,
+    );
+    (first, second)
+}
+
+fn prompt(stage: usize, scene: &scene::Scene) -> Prompt {
+    let data = StageData {
+        stage,
+        stages: STAGES,
+        width: WIDTH,
+        height: HEIGHT,
+        image: base64::engine::general_purpose::STANDARD.encode(render::png(scene)),
+        alt: format!(
+            "Picture {stage} of {STAGES}: shapes of several kinds among crossing lines. \
+             This challenge needs sight."
+        ),
+    };
+    Prompt {
+        family: InteractiveReasoning.name().to_owned(),
+        text: if stage == 1 {
+            FIRST_QUESTION
+        } else {
+            SECOND_QUESTION
+        }
+        .to_owned(),
+        data: serde_json::to_vec(&data).unwrap_or_default(),
+    }
+}
+
+/// The key: the stage-1 target, then the stage-2 targets, each `x, y, r` as `u16` LE.
+fn decode_key(key: &AnswerKey) -> Result<(Target, Vec<Target>), Reject> {
+    let b = key.0.as_slice();
+    let corrupt = Reject::InvalidAnswerFormat("corrupt key");
+    if !b.len().is_multiple_of(6) || b.len() < 12 || b.len() > 6 * (1 + MAX_CLICKS) {
+        return Err(corrupt);
+    }
+    let mut targets = b.chunks_exact(6).map(|c| Target {
+        x: u16::from_le_bytes([c[0], c[1]]),
+        y: u16::from_le_bytes([c[2], c[3]]),
+        r: u16::from_le_bytes([c[4], c[5]]),
+    });
+    let first = targets.next().ok_or(corrupt)?;
+    Ok((first, targets.collect()))
+}
+
+const FORMAT: &str =
+    "give clicks as x,y in picture pixels: the stage-1 click, |, the stage-2 clicks separated by ;";
+
+/// Parses clicks `x,y;x,y…` inside the picture, at most `most`.
+fn parse_clicks(text: &str, most: usize) -> Result<Vec<(u16, u16)>, Reject> {
+    let clicks = text
+        .split(';')
+        .map(|click| {
+            let (x, y) = click.split_once(',')?;
+            let x: u16 = x.trim().parse().ok()?;
+            let y: u16 = y.trim().parse().ok()?;
+            (u32::from(x) < WIDTH && u32::from(y) < HEIGHT).then_some((x, y))
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Reject::InvalidAnswerFormat(FORMAT))?;
+    if clicks.is_empty() || clicks.len() > most {
+        return Err(Reject::InvalidAnswerFormat(FORMAT));
+    }
+    Ok(clicks)
+}
+
+fn answer_text(answer: &[u8]) -> Result<&str, Reject> {
+    if answer.len() > InteractiveReasoning.max_answer_len() {
+        return Err(Reject::InvalidAnswerFormat("the answer is too long"));
+    }
+    let text = std::str::from_utf8(answer)
+        .map_err(|_| Reject::InvalidAnswerFormat("the answer must be UTF-8"))?
+        .trim();
+    if text.is_empty() {
+        return Err(Reject::MissingAnswer);
+    }
+    Ok(text)
+}
+
+/// Whether each target is hit by its own click, and every click hits a target.
+fn all_hit(targets: &[Target], clicks: &[(u16, u16)]) -> bool {
+    fn assign(targets: &[Target], clicks: &[(u16, u16)], used: &mut [bool]) -> bool {
+        let Some((t, rest)) = targets.split_first() else {
+            return true;
+        };
+        for (i, c) in clicks.iter().enumerate() {
+            if !used[i] && t.hit(*c) {
+                used[i] = true;
+                if assign(rest, clicks, used) {
+                    return true;
+                }
+                used[i] = false;
+            }
+        }
+        false
+    }
+    targets.len() == clicks.len() && assign(targets, clicks, &mut vec![false; clicks.len()])
+}
+
+fn check_first(first: &Target, text: &str) -> Result<(), Reject> {
+    let clicks = parse_clicks(text, 1)?;
+    if all_hit(std::slice::from_ref(first), &clicks) {
+        Ok(())
+    } else {
+        Err(Reject::AnswerMismatch)
+    }
+}
 impl Family for InteractiveReasoning {
     fn name(&self) -> &'static str {
         "interactive_reasoning"
@@ -107,13 +237,13 @@ impl Family for InteractiveReasoning {
         Class::Human
     }
 
-    /// A person needs about this long at least (reading the puzzle and working it out).
+    /// A person needs about this long at least (two pictures, two clicks).
     fn min_human_solve_ms(&self) -> u64 {
         3000
     }
 
     fn max_answer_len(&self) -> usize {
-        16
+        64
     }
 
     fn default_params(&self) -> FamilyParams {
@@ -121,78 +251,67 @@ impl Family for InteractiveReasoning {
     }
 
     fn check_params(&self, params: &FamilyParams) -> Result<(), String> {
-        crate::check_difficulty(params, SIZES, "puzzle size")
+        crate::check_difficulty(params, SIZES, "shapes per picture")
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {
-        let mut s = seed.derive("interactive_reasoning").stream();
-        let size = params.difficulty.clamp(*SIZES.start(), *SIZES.end()) as usize;
-        let p = match s.below(4) {
-            0 => ordering::generate(&mut s, size + 2),
-            1 => seating::generate(&mut s, size + 2),
-            2 => calendar::days(&mut s, size),
-            _ => calendar::odd_one_out(&mut s),
-        };
-        let mut text = p.text;
-        for (letter, choice) in LETTERS.iter().zip(&p.choices) {
-            text.push_str(&format!("\n{letter}) {choice}"));
+        let (first, second) = scenes(seed, params);
+        let mut key = Vec::with_capacity(6 * (1 + MAX_CLICKS));
+        for t in Target::of(&first).iter().chain(&Target::of(&second)) {
+            for v in [t.x, t.y, t.r] {
+                key.extend_from_slice(&v.to_le_bytes());
+            }
         }
-        text.push_str("\nAnswer with the letter.");
-        let data = ReasoningData { choices: p.choices };
         Generated {
-            prompt: Prompt {
-                family: self.name().to_owned(),
-                text,
-                data: serde_json::to_vec(&data).unwrap_or_default(),
-            },
-            key: AnswerKey(vec![p.answer as u8, data.choices.len() as u8]),
+            prompt: prompt(1, &first),
+            key: AnswerKey(key),
         }
     }
 
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject> {
-        let &[right, count] = key.0.as_slice() else {
-            return Err(Reject::InvalidAnswerFormat("corrupt key"));
-        };
-        if answer.len() > self.max_answer_len() {
-            return Err(Reject::InvalidAnswerFormat("the answer is one letter"));
-        }
-        let text = std::str::from_utf8(answer)
-            .map_err(|_| Reject::InvalidAnswerFormat("the answer must be UTF-8"))?
-            .trim();
-        if text.is_empty() {
-            return Err(Reject::MissingAnswer);
-        }
-        let letter = text
-            .strip_suffix([')', '.'])
-            .unwrap_or(text)
-            .to_ascii_uppercase();
-        let index = match letter.as_bytes() {
-            [c @ b'A'..=b'Z'] if c - b'A' < count => c - b'A',
-            _ => {
-                return Err(Reject::InvalidAnswerFormat(
-                    "answer with the letter of one option",
-                ));
-            }
-        };
-        if index == right {
+        let (first, second) = decode_key(key)?;
+        let text = answer_text(answer)?;
+        let (one, two) = text
+            .split_once('|')
+            .ok_or(Reject::InvalidAnswerFormat(FORMAT))?;
+        let (one, two) = (parse_clicks(one, 1)?, parse_clicks(two, MAX_CLICKS)?);
+        if all_hit(std::slice::from_ref(&first), &one) && all_hit(&second, &two) {
             Ok(())
         } else {
             Err(Reject::AnswerMismatch)
         }
     }
 
-    fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {
-        let index = baseline::solve(&prompt.text, &prompt.data)?;
-        Some(vec![*LETTERS.get(index)? as u8])
+    fn is_visual(&self) -> bool {
+        true
+    }
+
+    fn stages(&self) -> usize {
+        STAGES
+    }
+
+    fn stage_prompt(&self, seed: &Seed, params: &FamilyParams, stage: usize) -> Option<Prompt> {
+        (stage == 2).then(|| prompt(2, &scenes(seed, params).1))
+    }
+
+    fn check_stage(&self, key: &AnswerKey, stage: usize, answer: &[u8]) -> Result<(), Reject> {
+        if stage != 1 {
+            return Err(Reject::InvalidAnswerFormat(
+                "only stage 1 is answered alone",
+            ));
+        }
+        let (first, _) = decode_key(key)?;
+        check_first(&first, answer_text(answer)?)
+    }
+
+    /// No built-in solver: the attackers we measure live in the node (`hco bench attack`).
+    fn solve(&self, _prompt: &Prompt) -> Option<Vec<u8>> {
+        None
     }
 
     fn reference_answer(&self, key: &AnswerKey) -> Option<Vec<u8>> {
-        let &[right, count] = key.0.as_slice() else {
-            return None;
-        };
-        if right >= count {
-            return None;
-        }
-        Some(vec![*LETTERS.get(usize::from(right))? as u8])
+        let (first, second) = decode_key(key).ok()?;
+        let clicks: Vec<String> = second.iter().map(|t| format!("{},{}", t.x, t.y)).collect();
+        Some(format!("{},{}|{}", first.x, first.y, clicks.join(";")).into_bytes())
     }
 }

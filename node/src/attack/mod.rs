@@ -10,6 +10,7 @@
 //! prompt from `POST /v1/challenges`, may use any endpoint the page uses (streams, stages),
 //! and ends with one identity-signed answer. Its first verdict is final, as for anyone.
 
+pub mod interactive;
 pub mod ocr;
 pub mod presence;
 pub mod session;
@@ -36,12 +37,14 @@ pub trait Attack: Send + Sync {
 /// Every attacker in the tree, strongest first within each family. `hco bench attack`
 /// reports, per family, the attacker with the highest first-try success.
 pub fn all() -> Vec<Box<dyn Attack>> {
-    vec![
+    let mut all: Vec<Box<dyn Attack>> = vec![
         Box::new(presence::SoftPasskey),
         Box::new(visual::Template),
         Box::new(visual::Tesseract),
         Box::new(visual::BlindGuess),
-    ]
+    ];
+    all.extend(interactive::attackers());
+    all
 }
 
 /// Runs CPU-heavy attacker work (OCR, image search) holding one of the machine's cores, so

@@ -90,6 +90,19 @@ impl Session<'_> {
         )
     }
 
+    /// Answers stages `1..=k` of a multi-stage challenge with `partial` (signed as
+    /// `stage {k}:{partial}`, `POST /v1/challenges/stage`): the next stage's prompt, or the
+    /// rejection code (a wrong partial answer is final).
+    pub fn stage(&self, k: usize, partial: &[u8]) -> anyhow::Result<Result<PromptView, String>> {
+        let answer = [format!("stage {k}:").as_bytes(), partial].concat();
+        let response = Response::new(self.key, self.view.challenge.clone(), answer);
+        let reply = self.gateway.post("/v1/challenges/stage", &response)?;
+        Ok(reply
+            .into_result::<crate::api::StageView>()
+            .map(|v| v.prompt)
+            .map_err(|(code, _)| code))
+    }
+
     /// `POST path` with a JSON body, for the endpoints a family's page uses.
     pub fn post<T: serde::Serialize>(&self, path: &str, body: &T) -> anyhow::Result<Reply> {
         self.gateway.post(path, body)

@@ -7,6 +7,7 @@ mod handlers;
 mod openapi;
 mod page;
 pub mod rtt;
+mod stage;
 #[cfg(test)]
 mod tests;
 
@@ -53,6 +54,7 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
             get(handlers::passkey_options),
         )
         .route("/v1/challenges", post(handlers::challenge))
+        .route("/v1/challenges/stage", post(stage::answer))
         .route("/v1/responses", post(handlers::respond))
         .route("/v1/params", get(handlers::params))
         .route("/v1/agent/sessions", post(agent::start))

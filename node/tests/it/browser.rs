@@ -343,19 +343,7 @@ fn devnet_browser_human_families() {
             let answer = reference(&generated, family.as_ref());
             match name {
                 "attention" => play_attention(&b, &data, &shot),
-                "interactive_reasoning" => {
-                    screenshot(&b, &shot);
-                    // Keyboard only: into the options, arrows to the answer, Tab to Send, Enter.
-                    let index = answer.as_bytes()[0] - b'A';
-                    b.script(
-                        "document.querySelector('input[name=choice]').focus()",
-                        json!([]),
-                    );
-                    let mut keys = vec![" "];
-                    keys.extend(std::iter::repeat_n("\u{E015}", usize::from(index)));
-                    keys.extend(["\u{E004}", ENTER]);
-                    b.keys(&keys);
-                }
+                "interactive_reasoning" => play_interactive(&b, &answer, &shot),
                 _ => {
                     // visual_match: the letters typed into the field (lower case is fine).
                     b.fill("#answer", &answer.to_ascii_lowercase());
@@ -368,6 +356,36 @@ fn devnet_browser_human_families() {
             screenshot(&b, &format!("{shot}_accepted"));
         }
     }
+}
+
+/// Marks picture point `(x, y)` as a click on the scene image, where a person would click.
+fn click_scene(b: &Browser, x: &str, y: &str) {
+    b.script(
+        "const img = document.getElementById('scene'); const r = img.getBoundingClientRect();\
+         const k = img.clientWidth / img.naturalWidth;\
+         img.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: r.left + arguments[0] * k, clientY: r.top + arguments[1] * k }));",
+        json!([x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap()]),
+    );
+}
+
+/// Plays both stages of interactive_reasoning from the reference answer `x,y|x,y;x,y…`, with
+/// a person's pauses: one click, Send, the second picture, each shape of the kind, Send.
+fn play_interactive(b: &Browser, answer: &str, shot: &str) {
+    let (first, second) = answer.split_once('|').unwrap();
+    std::thread::sleep(Duration::from_millis(900));
+    let (x, y) = first.split_once(',').unwrap();
+    click_scene(b, x, y);
+    screenshot(b, &format!("{shot}_stage1"));
+    b.click("#send");
+    wait_text(b, "#prompt-text", |t| t.starts_with("New picture"));
+    std::thread::sleep(Duration::from_millis(700));
+    for c in second.split(';') {
+        let (x, y) = c.split_once(',').unwrap();
+        click_scene(b, x, y);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    screenshot(b, &format!("{shot}_stage2"));
+    b.click("#send");
 }
 
 pub(crate) fn screenshot(b: &Browser, name: &str) {
@@ -568,7 +586,8 @@ fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
         "[network]\nwindow = \"1h\"\ngrace = \"1m\"\n{}\
          [[network.families]]\nname = \"visual_match\"\ndeadline = \"60s\"\ndifficulty = 5\n\
          [[network.families]]\nname = \"attention\"\ndeadline = \"60s\"\ndifficulty = 2\n\
-         [[network.families]]\nname = \"interactive_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\nmin_solve = \"0s\"\n",
+         [[network.families]]\nname = \"interactive_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\nmin_solve = \"0s\"\n\
+         [[network.families]]\nname = \"arithmetic_reasoning\"\ndeadline = \"60s\"\ndifficulty = 2\nmin_solve = \"0s\"\n",
         policy(6, "cognitive")
     ));
     open(&b, &node);
@@ -582,12 +601,11 @@ fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
     assert_eq!(registered["visual_opt_out"], true, "{registered}");
     for j in 0..6 {
         let (_, generated, family) = get_challenge(&b, &node, &id);
-        assert_eq!(generated.prompt.family, "interactive_reasoning", "j = {j}");
+        // Every human family but arithmetic is visual (interactive_reasoning is pictures).
+        assert_eq!(generated.prompt.family, "arithmetic_reasoning", "j = {j}");
         // Each step answered, so the next one opens.
         let answer = reference(&generated, family.as_ref());
-        b.click(&format!("input[name='choice'][value='{answer}']"));
-        b.click("#send");
-        assert_eq!(verdict(&b), "accepted", "j = {j}");
+        assert_eq!(send_text(&b, &answer), "accepted", "j = {j}");
     }
     screenshot(&b, "visual_opt_out");
 }

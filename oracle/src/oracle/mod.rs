@@ -8,6 +8,7 @@ mod close;
 mod identity;
 mod issue;
 mod remote;
+mod stage;
 mod verify;
 
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 
 pub use identity::ENROLMENT_TTL_MS;
 pub use issue::IssuedChallenge;
+pub use stage::{STAGE_PREFIX, parse_stage_answer};
 
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;

@@ -250,6 +250,12 @@ impl Oracle {
                 max: family.max_answer_len(),
             }));
         }
+        // A signed stage request is not a final answer (and must not end the challenge).
+        if family.stages() > 1 && super::parse_stage_answer(&r.answer).is_some() {
+            return Ok(Err(Reason::Malformed(
+                "a stage answer sent as a final answer".into(),
+            )));
+        }
         // An answered challenge is refused below, after the signature check; skip the costly
         // regeneration of its key for floods of answers to it.
         if self.ledger.is_answered(c.t, &c.id, c.j)? {
