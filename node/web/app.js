@@ -214,6 +214,7 @@ action('get', async () => {
     passkeys: state.passkeys,
     assert: () => Passkey.assert(P.challengeId(view.challenge.challenge), state.passkeys),
     finished: () => Boolean(state.challenge?.done),
+    openStream: async () => api('POST', view.prompt.data.stream, await P.signedStreamOpen(state.identity, view.challenge)),
   };
   const renderer = render(view.prompt, area, form, () => send().catch(showError), context);
   state.challenge = { view, renderer, sending: false };

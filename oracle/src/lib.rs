@@ -97,4 +97,6 @@ pub use secret::derive_challenge;
 #[cfg(feature = "ledger")]
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
-pub use oracle::{ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome};
+pub use oracle::{
+    ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, STREAM_DOMAIN, stream_digest,
+};

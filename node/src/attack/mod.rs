@@ -10,6 +10,7 @@
 //! prompt from `POST /v1/challenges`, may use any endpoint the page uses (streams, stages),
 //! and ends with one identity-signed answer. Its first verdict is final, as for anyone.
 
+pub mod attention;
 pub mod ocr;
 pub mod session;
 pub mod stats;
@@ -34,7 +35,11 @@ pub trait Attack: Send + Sync {
 /// Every attacker in the tree, strongest first within each family. `hco bench attack`
 /// reports, per family, the attacker with the highest first-try success.
 pub fn all() -> Vec<Box<dyn Attack>> {
-    vec![]
+    vec![
+        Box::new(attention::FrameCv),
+        Box::new(attention::ScheduleReader),
+        Box::new(attention::BlindClick),
+    ]
 }
 
 /// Runs CPU-heavy attacker work (OCR, image search) holding one of the machine's cores, so

@@ -61,7 +61,10 @@ mod tests {
     fn wilson_matches_published_values() {
         // Newcombe (1998), table I: 81/263 → 0.2553–0.3662.
         let (lo, hi) = wilson(81, 263, Z95);
-        assert!((lo - 0.2553).abs() < 5e-4 && (hi - 0.3662).abs() < 5e-4, "{lo} {hi}");
+        assert!(
+            (lo - 0.2553).abs() < 5e-4 && (hi - 0.3662).abs() < 5e-4,
+            "{lo} {hi}"
+        );
         // 0 successes still has an upper end: 0/500 → 0 .. 0.0076.
         let (lo, hi) = wilson(0, 500, Z95);
         assert_eq!(lo, 0.0);
