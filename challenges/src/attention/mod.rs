@@ -1,10 +1,10 @@
-//! `attention`: letters flash on a 3×3 grid, four at a time, in a stream the server plays in
+//! `attention`: letters flash on a 3×3 grid, seven at a time, in a stream the server plays in
 //! real time; each time the cue letter (say `K`) is among them, the person clicks it before the
 //! letters vanish, and leaves every other flash alone.
 //!
 //! Nothing the client receives as data says where or when the cue is. The prompt holds only
-//! the cue and the layout: `{"cue":"K","frame":360,"grid":3,"letters":4,"events":8,
-//! "visible_ms":1700,"tolerance":58,"stream":"/v1/attention/streams"}`. The node's stream
+//! the cue and the layout: `{"cue":"K","frame":360,"grid":3,"letters":7,"events":8,
+//! "visible_ms":1700,"tolerance":58,"stream":"/v1/attention/streams","plan":"<commitment>"}`. The node's stream
 //! endpoint (identity-authenticated, once per challenge) sends each event as a PNG frame at its
 //! seeded time and stamps the release on its own clock; it stamps each click on receipt, with the
 //! click connection's RTT; at the end it seals its log with a MAC keyed from the challenge seed
@@ -74,6 +74,9 @@ pub struct AttentionData {
     pub tolerance: u32,
     /// Where to open the stream.
     pub stream: String,
+    /// A commitment to the plan (a one-way hash of its seed): the signed prompt digest binds
+    /// the plan, and an auditor checks it once the seed is revealed.
+    pub plan: String,
 }
 
 /// What the stream endpoint needs: the plan, the MAC key, and the frame schedule.
@@ -195,6 +198,11 @@ impl Family for Attention {
             visible_ms: VISIBLE_MS,
             tolerance: TOLERANCE,
             stream: STREAM_PATH.to_owned(),
+            plan: blake3::derive_key("hco attention plan commitment v2", &plan_seed.0)
+                .iter()
+                .take(16)
+                .map(|b| format!("{b:02x}"))
+                .collect(),
         };
         let mut key = vec![2, d as u8];
         key.extend_from_slice(&plan_seed.0);
@@ -214,10 +222,17 @@ impl Family for Attention {
         rules::check(&log, &live.plan)
     }
 
-    /// The prompt alone says nothing about where or when the cue appears: no baseline answers
-    /// without the stream (the attackers in the node play it).
+    /// The prompt alone says nothing about where or when the cue appears, and only the node
+    /// can seal a log: the baseline sends an empty log it cannot seal (refused as
+    /// `log_mac_mismatch`). The attackers in the node play the stream itself.
     fn solve(&self, _prompt: &Prompt) -> Option<Vec<u8>> {
-        None
+        let log = Log {
+            releases: Vec::new(),
+            clicks: Vec::new(),
+            end: 0,
+            mac: "00".repeat(32),
+        };
+        Some(log.to_answer())
     }
 
     /// The sealed log of a person who clicked each cue 450–850 ms after it appeared, up to

@@ -183,7 +183,7 @@ pub fn letter_pose(s: &mut SeedStream, x: f32, y: f32) -> Pose {
         scale: uniform(s, 0.9, 1.1),
         shear: uniform(s, -0.3, 0.3),
         warp: uniform(s, 2.0, 4.0),
-        phase: uniform(s, 0.0, 6.28),
+        phase: uniform(s, 0.0, std::f32::consts::TAU),
         aspect: uniform(s, 0.78, 1.25),
         weight: uniform(s, -0.25, 0.3),
         cut: if s.chance(60) {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::support::{Browser, Single, get, post};
 
-const ENTER: &str = "\u{E007}";
+pub(crate) const ENTER: &str = "\u{E007}";
 
 /// The human policy of the test nodes: `steps` steps (a single family fills the drawn ones, or
 /// names itself for presence) and one spare.
@@ -26,7 +26,7 @@ fn policy(steps: usize, step: &str) -> String {
 
 /// A node whose human identities get only `family` in `steps` steps, with that family's
 /// deadline. The human-speed floor is off here (the page's flow is under test, not speed).
-fn node_with(family: &str, deadline: &str, steps: usize) -> Single {
+pub(crate) fn node_with(family: &str, deadline: &str, steps: usize) -> Single {
     let step = if family == "presence" {
         family
     } else {
@@ -45,7 +45,7 @@ fn node_with(family: &str, deadline: &str, steps: usize) -> Single {
 }
 
 /// Regenerates challenge `(id, t, j)`, issued as `family`, as the node's issuer did.
-fn regenerate(
+pub(crate) fn regenerate(
     node: &Single,
     id: &str,
     t: u64,
@@ -74,7 +74,7 @@ fn regenerate(
 }
 
 /// Opens the page and waits until it has loaded its state.
-fn open(b: &Browser, node: &Single) {
+pub(crate) fn open(b: &Browser, node: &Single) {
     open_at(b, &node.url);
 }
 
@@ -95,7 +95,7 @@ fn open_at(b: &Browser, url: &str) {
     }
 }
 
-fn wait_text(b: &Browser, css: &str, ok: impl Fn(&str) -> bool) -> String {
+pub(crate) fn wait_text(b: &Browser, css: &str, ok: impl Fn(&str) -> bool) -> String {
     let start = Instant::now();
     loop {
         let text = b.text(css);
@@ -115,7 +115,7 @@ fn wait_text(b: &Browser, css: &str, ok: impl Fn(&str) -> bool) -> String {
 }
 
 /// Creates an identity in the page (or imports `key`), registers it, returns its id.
-fn identity_and_register(b: &Browser, key: Option<&SigningKey>) -> String {
+pub(crate) fn identity_and_register(b: &Browser, key: Option<&SigningKey>) -> String {
     match key {
         Some(key) => {
             b.click("#import-details summary");
@@ -138,7 +138,7 @@ fn next_j(b: &Browser) -> u32 {
 }
 
 /// Asks for the next challenge; returns its index and the regenerated challenge.
-fn get_challenge(
+pub(crate) fn get_challenge(
     b: &Browser,
     node: &Single,
     id: &str,
@@ -186,7 +186,7 @@ fn send_text(b: &Browser, answer: &str) -> String {
     verdict(b)
 }
 
-fn verdict(b: &Browser) -> String {
+pub(crate) fn verdict(b: &Browser) -> String {
     wait_text(b, "#verdict-code", |t| !t.is_empty())
 }
 
@@ -234,7 +234,7 @@ fn check_digests(b: &Browser) {
 }
 
 /// At 390 px wide nothing scrolls sideways and every control stays inside the screen.
-fn check_narrow(b: &Browser, name: &str) {
+pub(crate) fn check_narrow(b: &Browser, name: &str) {
     b.resize(390, 1400);
     let layout = b.script(
         "const w = document.documentElement.clientWidth;
@@ -328,7 +328,7 @@ fn devnet_browser_late_answer_is_expired() {
 #[test]
 fn devnet_browser_human_families() {
     let b = Browser::start();
-    for name in ["interactive_reasoning", "visual_match", "attention"] {
+    for name in ["interactive_reasoning", "visual_match"] {
         // visual_match: steps until both of its modes (PIX and MATCHA) were played.
         let steps = if name == "visual_match" { 12 } else { 1 };
         let node = node_with(name, "60s", steps);
@@ -350,7 +350,6 @@ fn devnet_browser_human_families() {
             }
             let answer = reference(&generated, family.as_ref());
             match name {
-                "attention" => play_attention(&b, &data, &shot),
                 "interactive_reasoning" => {
                     screenshot(&b, &shot);
                     // Keyboard only: into the options, arrows to the answer, Tab to Send, Enter.
@@ -383,60 +382,12 @@ fn devnet_browser_human_families() {
     }
 }
 
-fn screenshot(b: &Browser, name: &str) {
+pub(crate) fn screenshot(b: &Browser, name: &str) {
     b.script(
         "document.getElementById('challenge-h').scrollIntoView({ block: 'start' })",
         json!([]),
     );
     b.screenshot(name);
-}
-
-/// Plays the attention sequence as a person would: each target clicked a varied few hundred
-/// milliseconds after it appears, the last one reached with the arrow keys and Enter.
-fn play_attention(b: &Browser, data: &Value, shot: &str) {
-    screenshot(b, &format!("{shot}_ready"));
-    let targets = data["targets"].as_array().unwrap();
-    let cell = data["arena"].as_u64().unwrap() / data["grid"].as_u64().unwrap();
-    let delays = [260, 390, 310, 450, 280, 420, 340, 370];
-    b.click("#attention-start");
-    for (i, target) in targets.iter().enumerate() {
-        let css = format!("[data-target='{i}']");
-        b.script_async(
-            "const [css, done] = arguments;
-             const el = document.querySelector(css);
-             const poll = () => (el.hidden ? requestAnimationFrame(poll) : done(true));
-             poll();",
-            json!([css]),
-        );
-        let seen = Instant::now();
-        if i == 0 {
-            screenshot(b, &format!("{shot}_running"));
-        }
-        let delay = Duration::from_millis(delays[i % delays.len()]);
-        std::thread::sleep(delay.saturating_sub(seen.elapsed()));
-        if i + 1 < targets.len() {
-            b.click(&css);
-            continue;
-        }
-        // The keyboard: into the grid, arrows to the target's cell, Enter.
-        let at = b.script(
-            "const c = document.querySelector('#arena .cell[tabindex=\"0\"]');
-             c.focus();
-             return [Number(c.dataset.row), Number(c.dataset.col)];",
-            json!([]),
-        );
-        let (row, col) = (at[0].as_i64().unwrap(), at[1].as_i64().unwrap());
-        let want_row = (target["y"].as_u64().unwrap() / cell) as i64;
-        let want_col = (target["x"].as_u64().unwrap() / cell) as i64;
-        let mut keys = Vec::new();
-        let step = |n: i64, less: &'static str, more: &'static str| {
-            std::iter::repeat_n(if n < 0 { less } else { more }, n.unsigned_abs() as usize)
-        };
-        keys.extend(step(want_row - row, "\u{E013}", "\u{E015}"));
-        keys.extend(step(want_col - col, "\u{E012}", "\u{E014}"));
-        keys.push(ENTER);
-        b.keys(&keys);
-    }
 }
 
 /// The page at `localhost` (WebAuthn refuses IP addresses as relying-party ids).

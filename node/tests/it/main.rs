@@ -2,7 +2,9 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod attention;
 mod browser;
+mod browser_attention;
 mod cli;
 mod corpus;
 mod devnet;

@@ -46,7 +46,10 @@ impl Oracle {
             .as_ref()
             .is_some_and(|rec| rec.sig == signed.sig && rec.challenge_id == challenge_id)
         {
-            return Ok(Err(Reason::UnknownChallenge));
+            return Ok(Err(match signed.check_signature() {
+                Ok(()) => Reason::UnknownChallenge,
+                Err(reason) => reason,
+            }));
         }
         if let Err(reason) = self.params.window_open(c.t, now) {
             return Ok(Err(reason));

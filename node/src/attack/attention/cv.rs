@@ -245,8 +245,11 @@ mod tests {
     use super::*;
     use crate::attack::stats::{Z95, wilson};
 
-    /// Per event: the truth (the cue's centre, if shown) and the reader's cells.
-    fn reads(seeds: std::ops::Range<u64>) -> Vec<Vec<(Option<(u32, u32)>, Vec<CellRead>)>> {
+    /// One event: the truth (the cue's centre, if shown) and the reader's cells.
+    type Read = (Option<(u32, u32)>, Vec<CellRead>);
+
+    /// Per challenge, its events as read.
+    fn reads(seeds: std::ops::Range<u64>) -> Vec<Vec<Read>> {
         seeds
             .map(|i| {
                 let mut seed = [7u8; 32];
@@ -283,7 +286,7 @@ mod tests {
     }
 
     /// (events right, events, challenges right, challenges) at `margin`.
-    fn rate(all: &[Vec<(Option<(u32, u32)>, Vec<CellRead>)>], margin: f32) -> (u64, u64, u64, u64) {
+    fn rate(all: &[Vec<Read>], margin: f32) -> (u64, u64, u64, u64) {
         let (mut ev, mut n, mut ch) = (0, 0, 0);
         for c in all {
             let ok: Vec<bool> = c

@@ -11,12 +11,14 @@
 //! - `blind-click` clicks a random cell centre on each event's frame with probability ½.
 
 mod cv;
+#[cfg(test)]
+mod live_tests;
 
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use base64::Engine as _;
-use hco_challenges::attention::{AttentionData, CELL, GRID, STREAM_PATH, render};
+use hco_challenges::attention::{AttentionData, CELL, GRID, STREAM_PATH, VISIBLE_MS, render};
 use rand::RngExt as _;
 use serde_json::{Value, json};
 
@@ -65,12 +67,16 @@ fn play(session: &Session<'_>, reader: &dyn Reader) -> anyhow::Result<Verdict> {
                 .decode(frame["png"].as_str().unwrap_or_default())
                 .unwrap_or_default();
             // Frames 1, 3, 5… release events; the others take the letters away.
-            if index % 2 == 0 {
+            if index.is_multiple_of(2) {
                 continue;
             }
             let clicks = &clicks;
             scope.spawn(move || {
-                let Some((x, y)) = compute(|| reader.read(cue, index, &frame, &png)) else {
+                // A reading that would come after the letters have gone is not worth doing.
+                let late = Duration::from_millis(u64::from(VISIBLE_MS) - 100);
+                let read =
+                    || (received.elapsed() < late).then(|| reader.read(cue, index, &frame, &png));
+                let Some((x, y)) = compute(read).flatten() else {
                     return;
                 };
                 let reaction = Duration::from_millis(rand::rng().random_range(480..900));
