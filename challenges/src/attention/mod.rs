@@ -235,19 +235,23 @@ impl Family for Attention {
         Some(log.to_answer())
     }
 
-    /// The sealed log of a person who clicked each cue 450–850 ms after it appeared, up to
+    /// The sealed log of a person who clicked each cue 480–850 ms after it appeared, up to
     /// 20 pixels off its centre, on a connection with a 3 ms RTT.
     fn reference_answer(&self, key: &AnswerKey) -> Option<Vec<u8>> {
         let live = Live::from_key(key)?;
         let mut noise = live.seed.derive("reference answer").stream();
+        // Varied reactions (a fixed spread, so the draw never looks machine-regular).
+        const REACTIONS: [u32; 8] = [620, 480, 790, 555, 700, 515, 830, 660];
         let clicks = live
             .plan
             .events
             .iter()
-            .filter_map(|e| {
+            .filter(|e| e.target.is_some())
+            .enumerate()
+            .filter_map(|(k, e)| {
                 let g = e.glyphs[e.target?];
                 Some(Click {
-                    at: e.at_ms + 450 + noise.below(400) as u32,
+                    at: e.at_ms + REACTIONS[k % REACTIONS.len()] + noise.below(20) as u32,
                     rtt: 3,
                     x: (i64::from(g.x) + noise.range(-14, 14)) as u32,
                     y: (i64::from(g.y) + noise.range(-14, 14)) as u32,
