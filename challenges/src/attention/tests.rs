@@ -222,10 +222,8 @@ fn each_rule_has_its_code() {
     let targets = l.plan.target_count();
     if targets >= 4 {
         let mut log = person(&l, &[0], 5);
-        let mut n = 0;
-        for c in &mut log.clicks {
-            c.at += stepping[n];
-            n += 1;
+        for (c, step) in log.clicks.iter_mut().zip(&stepping) {
+            c.at += step;
         }
         assert_eq!(code(&g, log), "timing_too_regular");
     }
