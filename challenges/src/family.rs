@@ -197,6 +197,9 @@ pub enum Reject {
         /// The distractor index in the schedule.
         distractor: u32,
     },
+    /// An attention log whose MAC does not verify: not the log the stream endpoint sealed.
+    #[error("the stream log's MAC does not verify: answer with the log the stream sent")]
+    LogMacMismatch,
     /// A presence answer from an identity without an enrolled passkey.
     #[error("the identity has no enrolled passkey: enrol one before answering presence challenges")]
     NoPasskeyEnrolled,
@@ -264,6 +267,7 @@ impl Reject {
             Reject::ReactionTooSlow { .. } => "reaction_too_slow",
             Reject::TimingTooRegular { .. } => "timing_too_regular",
             Reject::DistractorClicked { .. } => "distractor_clicked",
+            Reject::LogMacMismatch => "log_mac_mismatch",
             Reject::NoPasskeyEnrolled => "no_passkey_enrolled",
             Reject::UnknownCredential => "unknown_credential",
             Reject::AssertionChallengeMismatch => "assertion_challenge_mismatch",
@@ -296,6 +300,7 @@ impl Reject {
         "reaction_too_slow",
         "timing_too_regular",
         "distractor_clicked",
+        "log_mac_mismatch",
         "no_passkey_enrolled",
         "unknown_credential",
         "assertion_challenge_mismatch",

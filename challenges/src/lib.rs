@@ -16,8 +16,8 @@
 //! Human families: [`VisualMatch`] (`visual_match`: the PIX and MATCHA image CAPTCHAs over
 //! distorted words rendered to PNG with a bundled font), [`InteractiveReasoning`]
 //! (`interactive_reasoning`: short ordering, seating, calendar and odd-one-out puzzles with four
-//! options, text only, the non-visual family), [`Attention`] (`attention`: a timed sequence of
-//! targets whose clicks are checked against the seeded schedule and human reaction times) and
+//! options, text only, the non-visual family), [`Attention`] (`attention`: distorted letters
+//! flashed by the node over a live stream; clicks timed by the node, checked from its sealed log) and
 //! the simple `arithmetic_reasoning`; [`presence`] (a WebAuthn assertion bound to the challenge
 //! id, checked against the identity's enrolled passkeys through [`Family::verify_in`]).
 //!

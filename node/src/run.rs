@@ -124,6 +124,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         node,
         registry: Arc::new(prometheus),
         game,
+        streams: Default::default(),
     };
     let app = http::router(
         state,

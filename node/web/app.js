@@ -218,6 +218,7 @@ action('get', async () => {
     stage: async (k, partial) => api('POST', '/v1/challenges/stage',
       await P.signedResponse(state.identity, view.challenge, `stage ${k}:${partial}`)),
     text: (t) => { $('prompt-text').textContent = t; },
+    openStream: async () => api('POST', view.prompt.data.stream, await P.signedStreamOpen(state.identity, view.challenge)),
   };
   const renderer = render(view.prompt, area, form, () => send().catch(showError), context);
   state.challenge = { view, renderer, sending: false };

@@ -202,17 +202,20 @@ function presence(prompt, area, form, done, context) {
 }
 
 /**
- * attention: the schedule is drawn on a grid of cell buttons. A click (or tap) is placed where
- * it landed; a cell chosen with the arrow keys and Enter counts as a click at the cell's centre.
- * The click is credited to the nearest object on screen within the tolerance; each target
- * once. Times are milliseconds after Start. The answer is sent when the sequence is over.
+ * attention: the node plays the challenge as a stream of frames (server-sent events) drawn on
+ * the grid; a click (or tap) on the frame, or a cell chosen with the arrow keys and Enter (its
+ * centre), is posted to the node, which times it on receipt. One click per flash of letters.
+ * The answer is the log the node seals at the end of the stream; it is sent at once.
  */
-function attention(prompt, area, form, done) {
+function attention(prompt, area, form, done, context) {
   const d = prompt.data;
   const grid = d.grid;
-  const status = el('p', { id: 'attention-status', role: 'status', 'aria-live': 'polite', text: 'Press Start when ready.' });
+  const status = el('p', { id: 'attention-status', role: 'status', 'aria-live': 'polite', text: `Press Start when ready, then watch for the letter ${d.cue}.` });
+  const cue = el('p', { id: 'attention-cue', class: 'cue', text: d.cue, 'aria-label': `the letter to click: ${d.cue}` });
   const arena = el('div', { id: 'arena', role: 'group', 'aria-label': `grid of ${grid} by ${grid} cells` });
   arena.style.setProperty('--grid', grid);
+  const frame = el('img', { id: 'attention-frame', alt: '', 'aria-hidden': 'true', draggable: 'false' });
+  arena.append(frame);
   const cells = [];
   for (let r = 0; r < grid; r++) {
     for (let c = 0; c < grid; c++) {
@@ -221,89 +224,71 @@ function attention(prompt, area, form, done) {
       arena.append(cell);
     }
   }
-  const pct = (v) => `${(100 * v) / d.arena}%`;
-  const objects = [];
-  const place = (spot, kind, index) => {
-    const node = el('div', { class: kind, 'aria-hidden': 'true', hidden: true, [`data-${kind}`]: index });
-    node.style.left = pct(spot.x - d.radius);
-    node.style.top = pct(spot.y - d.radius);
-    node.style.width = node.style.height = pct(2 * d.radius);
-    arena.append(node);
-    objects.push({ kind, index, spot, node, shown: false, done: false });
-  };
-  d.targets.forEach((s, i) => place(s, 'target', i));
-  d.distractors.forEach((s, i) => place(s, 'distractor', i));
-
   const start = el('button', { type: 'button', id: 'attention-start', text: 'Start' });
-  area.append(status, start, arena);
+  area.append(status, cue, start, arena);
 
-  const events = [];
-  let t0 = null;
-  let finished = false;
-  const shownTargets = () => objects.filter((o) => o.kind === 'target' && o.shown).length;
+  let clicksPath = null;
+  let showing = false; // letters on screen, not yet clicked
+  let answer = '';
+  let flashes = 0;
+  let clicked = 0;
 
-  start.addEventListener('click', () => {
+  start.addEventListener('click', async () => {
     start.disabled = true;
-    t0 = performance.now();
-    status.textContent = 'Watch the grid.';
-    let end = 0;
-    for (const o of objects) {
-      end = Math.max(end, o.spot.t_ms + d.visible_ms);
-      setTimeout(() => {
-        if (o.done) return;
-        o.shown = true;
-        o.node.hidden = false;
-        if (o.kind === 'target') status.textContent = `Target ${o.index + 1} of ${d.targets.length} is showing.`;
-      }, o.spot.t_ms);
-      setTimeout(() => {
-        o.shown = false;
-        o.node.hidden = true;
-      }, o.spot.t_ms + d.visible_ms);
+    try {
+      const opened = await context.openStream();
+      clicksPath = opened.clicks;
+      const source = new EventSource(opened.events);
+      source.addEventListener('frame', (ev) => {
+        const f = JSON.parse(ev.data);
+        frame.src = `data:image/png;base64,${f.png}`;
+        showing = f.i % 2 === 1;
+        if (showing) flashes += 1;
+        arena.dataset.frame = f.i;
+        status.textContent = showing ? `Flash ${flashes} of ${d.events}: is there a ${d.cue}?` : 'Watch the grid.';
+      });
+      source.addEventListener('log', async (ev) => {
+        source.close();
+        answer = JSON.parse(ev.data).answer;
+        showing = false;
+        status.textContent = `Finished: ${clicked} clicked. Sending.`;
+        await done();
+      });
+      source.onerror = () => {
+        if (!answer) status.textContent = 'The stream was interrupted.';
+        source.close();
+      };
+      status.textContent = 'Watch the grid.';
+      cells[0].focus();
+    } catch (e) {
+      status.textContent = `The stream did not open (${e.code || e.message}).`;
     }
-    setTimeout(() => {
-      finished = true;
-      const hits = events.filter((e) => e.target !== undefined).length;
-      status.textContent = `Finished: ${hits} of ${d.targets.length} targets clicked.`;
-      done();
-    }, end + 100);
-    cells[0].focus();
   });
 
-  arena.addEventListener('click', (e) => {
-    if (t0 === null || finished) return;
-    const t_ms = Math.round(performance.now() - t0);
+  arena.addEventListener('click', async (e) => {
+    if (!clicksPath || !showing) return;
     const cell = e.target.closest('.cell');
     let x;
     let y;
     if (e.detail === 0 && cell) {
       // Keyboard: the centre of the chosen cell.
-      const size = d.arena / grid;
+      const size = d.frame / grid;
       x = (Number(cell.dataset.col) + 0.5) * size;
       y = (Number(cell.dataset.row) + 0.5) * size;
     } else {
       const rect = arena.getBoundingClientRect();
-      x = Math.round((10 * (e.clientX - rect.left) * d.arena) / rect.width) / 10;
-      y = Math.round((10 * (e.clientY - rect.top) * d.arena) / rect.height) / 10;
+      x = ((e.clientX - rect.left) * d.frame) / rect.width;
+      y = ((e.clientY - rect.top) * d.frame) / rect.height;
     }
-    let best = null;
-    for (const o of objects) {
-      if (!o.shown || o.done) continue;
-      const dist = Math.hypot(o.spot.x - x, o.spot.y - y);
-      if (dist <= d.tolerance && (!best || dist < best.dist)) best = { o, dist };
-    }
-    if (!best) {
-      status.textContent = 'Nothing there.';
-      return;
-    }
-    const { o } = best;
-    events.push({ [o.kind]: o.index, t_ms, x, y });
-    if (o.kind === 'target') {
-      o.done = true;
-      o.shown = false;
-      o.node.hidden = true;
-      status.textContent = `Target ${o.index + 1} clicked (${shownTargets()} showing).`;
-    } else {
-      status.textContent = 'That was a grey square.';
+    x = Math.min(d.frame - 1, Math.max(0, Math.round(x)));
+    y = Math.min(d.frame - 1, Math.max(0, Math.round(y)));
+    showing = false; // one click per flash
+    clicked += 1;
+    status.textContent = 'Clicked.';
+    try {
+      await fetch(clicksPath, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ x, y }) });
+    } catch (err) {
+      status.textContent = 'The click did not reach the node.';
     }
   });
 
@@ -325,6 +310,6 @@ function attention(prompt, area, form, done) {
   return {
     auto: true,
     focus: start,
-    answer: () => (finished ? JSON.stringify(events) : ''),
+    answer: () => answer,
   };
 }

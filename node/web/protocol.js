@@ -190,6 +190,13 @@ export async function issuerSignatureValid(signed) {
   return crypto.subtle.verify(ED25519, key, fromHex(signed.sig), challengeId(signed.challenge));
 }
 
+/** The body that opens a challenge's live stream: the envelope and the identity's signature
+ * over the stream digest of its id. */
+export async function signedStreamOpen(identity, signed) {
+  const id = challengeId(signed.challenge);
+  return { challenge: signed, sig: await sign(identity, digest('hco live stream v1', [id])) };
+}
+
 /** A signed response (`Response`) carrying `answer` (a string, sent as UTF-8). */
 export async function signedResponse(identity, signed, answer) {
   const bytes = utf8.encode(answer);

@@ -98,5 +98,6 @@ pub use secret::derive_challenge;
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
-    ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, STAGE_PREFIX, parse_stage_answer,
+    ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, STAGE_PREFIX, STREAM_DOMAIN,
+    parse_stage_answer, stream_digest,
 };

@@ -1,49 +1,55 @@
-//! `attention`: a timed sequence of targets on a grid. The person clicks (or taps, or selects
-//! with the keyboard) each target as it appears, in order, and leaves the distractors alone;
-//! the page reports the clicks and the verifier checks them against the seeded schedule.
+//! `attention`: letters flash on a 3×3 grid, seven at a time, in a stream the server plays in
+//! real time; each time the cue letter (say `K`) is among them, the person clicks it before the
+//! letters vanish, and leaves every other flash alone.
 //!
-//! The prompt data is the whole schedule, since the page must draw it:
-//! `{"arena":1000,"grid":5,"radius":60,"tolerance":90,"visible_ms":1500,
-//! "targets":[{"t_ms":1234,"x":310,"y":505},…],"distractors":[…]}` — times in milliseconds
-//! after the page starts the sequence, positions in arena units (a 1000×1000 square the page
-//! scales to the screen). Targets come 1.0–2.0 s apart after a 1.0–1.5 s lead-in and stay
-//! `visible_ms`; each sits within 30 units of the centre of a cell of the 5×5 grid, so a
-//! keyboard user who selects the cell and reports its centre is within `tolerance`.
+//! Nothing the client receives as data says where or when the cue is. The prompt holds only
+//! the cue and the layout: `{"cue":"K","frame":360,"grid":3,"letters":7,"events":8,
+//! "visible_ms":1700,"tolerance":58,"stream":"/v1/attention/streams","plan":"<commitment>"}`. The node's stream
+//! endpoint (identity-authenticated, once per challenge) sends each event as a PNG frame at its
+//! seeded time and stamps the release on its own clock; it stamps each click on receipt, with the
+//! click connection's RTT; at the end it seals its log with a MAC keyed from the challenge seed
+//! (see `record.rs`). The answer is that sealed log; [`Family::verify`] checks the MAC and the
+//! rules in `rules.rs` against the plan re-derived from the key (`plan.rs`), so verification
+//! stays stateless and an auditor re-verifies from the revealed seed.
 //!
-//! The answer is a JSON list of [`Event`]s: `[{"target":0,"t_ms":1630,"x":305,"y":512},…]`,
-//! with `{"distractor":k,…}` for a click on a distractor. The rules, in the order applied, and
-//! their codes are spelled out in `rules.rs`: format, no distractor clicked
-//! (`distractor_clicked`), order (`wrong_target_order`), completeness (`target_missed`),
-//! reaction time 150–1500 ms after each target appears (`reaction_too_fast`,
-//! `reaction_too_slow`), position within the tolerance (`wrong_target_position`), and timing
-//! that is not machine-regular (`timing_too_regular`).
+//! What tells the cue from the other letters is only visual: each letter is turned, sheared,
+//! scaled and warped, bitten, and drawn among fragments of other letters in the same ink
+//! (`render.rs`); most of its companions are letters that share its strokes (`K` with `X`, `R`,
+//! `H`, `N`, `Y`, `A`). A person reads a large capital at a glance; a script must read it from
+//! the pixels within the reaction window, and its errors compound: it must be right on every one
+//! of the events (8 at the default difficulty, about half of them showing the cue), which
+//! includes clicking nothing when the cue is absent.
 //!
-//! Difficulty (1..=5, default 2): `3 + d` targets and `d` distractors.
+//! Difficulty (1..=5, default 2): `6 + d` events. The key is `[2, d, plan seed (32 bytes)]`;
+//! frames are rendered when streamed, so generation is a few hashes.
 //!
-//! Honesty about ε_auto: the schedule is in the prompt and the client's clock is its own, so
-//! these rules catch only scripts that answer too fast or too regularly. The baseline
-//! (`Family::solve`) is the simple bot — it clicks every target centre exactly 250 ms after
-//! it appears — and the regularity rule rejects it. A bot that adds human-like jitter to its
-//! reaction times and positions passes (the tests show one); what this family measures is
-//! real-time presence for the length of the sequence, not the absence of a script. It is a
-//! visual and motor task: an identity that opts out of visual challenges is not given it.
+//! The assumption this rests on: no reader of distorted capitals in clutter (OCR, shape
+//! matching against our own renderer) is right on every event of a challenge often; a
+//! multimodal model that reads letters would be, within the timing rules.
 
+mod plan;
+mod record;
+pub mod render;
 mod rules;
-mod schedule;
 #[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use rules::{Event, MAX_REACTION_MS, MIN_REACTION_MS, MIN_SPREAD_MS};
-pub use schedule::{ARENA, GRID, RADIUS, Schedule, Spot, TOLERANCE, VISIBLE_MS};
+pub use plan::{
+    CELL, CUES, Event, FRAME, GRID, Glyph, LETTERS, Plan, TOLERANCE, VISIBLE_MS, event_count,
+};
+pub use record::{Click, Log, MAX_CLICKS, MAX_LOG, mac_key};
+pub use rules::{MAX_REACTION_MS, MIN_REACTION_MS, RTT_CAP_MS};
 
 use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed};
 
 /// Allowed difficulties.
 pub const LEVELS: std::ops::RangeInclusive<u32> = 1..=5;
-/// The simple bot's fixed reaction time.
-pub const BOT_REACTION_MS: u32 = 250;
+/// The path where streams are opened.
+pub const STREAM_PATH: &str = "/v1/attention/streams";
+/// The family's name.
+pub const NAME: &str = "attention";
 
 /// The attention family.
 #[derive(Debug, Default, Clone, Copy)]
@@ -51,45 +57,104 @@ pub struct Attention;
 
 /// The prompt payload.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct AttentionData {
-    arena: u32,
-    grid: u32,
-    radius: u32,
-    tolerance: u32,
-    visible_ms: u32,
-    targets: Vec<Spot>,
-    distractors: Vec<Spot>,
+pub struct AttentionData {
+    /// The letter to click.
+    pub cue: String,
+    /// Side of a frame, pixels.
+    pub frame: u32,
+    /// Cells per side.
+    pub grid: u32,
+    /// Letters per event.
+    pub letters: u32,
+    /// Events in the stream.
+    pub events: u32,
+    /// How long each event's letters stay.
+    pub visible_ms: u32,
+    /// Largest distance from the cue's centre to a click.
+    pub tolerance: u32,
+    /// Where to open the stream.
+    pub stream: String,
+    /// A commitment to the plan (a one-way hash of its seed): the signed prompt digest binds
+    /// the plan, and an auditor checks it once the seed is revealed.
+    pub plan: String,
 }
 
-/// Clicks for every target at the given reaction times and offsets from the centres.
-fn clicks(schedule: &Schedule, mut reaction: impl FnMut(usize) -> (u32, i64, i64)) -> Vec<Event> {
-    schedule
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(i, spot)| {
-            let (r, dx, dy) = reaction(i);
-            Event {
-                target: Some(i as u32),
-                distractor: None,
-                t_ms: i64::from(spot.t_ms + r),
-                x: (i64::from(spot.x) + dx) as f64,
-                y: (i64::from(spot.y) + dy) as f64,
-            }
+/// What the stream endpoint needs: the plan, the MAC key, and the frame schedule.
+#[derive(Debug, Clone)]
+pub struct Live {
+    /// The plan.
+    pub plan: Plan,
+    /// The key the log is sealed with.
+    pub mac_key: [u8; 32],
+    seed: Seed,
+}
+
+/// One frame of the stream: when to send it and which event it shows (`None`: clutter alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSlot {
+    /// Send time, milliseconds after the stream starts.
+    pub at_ms: u32,
+    /// The event it releases.
+    pub event: Option<usize>,
+}
+
+impl Live {
+    /// The stream of an attention key; `None` for anything else.
+    pub fn from_key(key: &AnswerKey) -> Option<Self> {
+        let (&[version, difficulty], rest) = key.0.split_first_chunk::<2>()?;
+        let seed: [u8; 32] = rest.try_into().ok()?;
+        if version != 2 || !LEVELS.contains(&u32::from(difficulty)) {
+            return None;
+        }
+        let seed = Seed(seed);
+        Some(Self {
+            plan: Plan::generate(&seed, event_count(u32::from(difficulty))),
+            mac_key: mac_key(&seed.0),
+            seed,
         })
-        .collect()
+    }
+
+    /// The frames in sending order: a blank frame at 0, then each event and, `VISIBLE_MS`
+    /// later, a blank frame that takes its letters away.
+    pub fn frames(&self) -> Vec<FrameSlot> {
+        let mut out = vec![FrameSlot {
+            at_ms: 0,
+            event: None,
+        }];
+        for (k, e) in self.plan.events.iter().enumerate() {
+            out.push(FrameSlot {
+                at_ms: e.at_ms,
+                event: Some(k),
+            });
+            out.push(FrameSlot {
+                at_ms: e.at_ms + VISIBLE_MS,
+                event: None,
+            });
+        }
+        out
+    }
+
+    /// Frame `index` of [`Live::frames`] as PNG bytes.
+    pub fn render(&self, index: usize) -> Vec<u8> {
+        let slot = self.frames().get(index).copied();
+        let event = slot
+            .and_then(|s| s.event)
+            .and_then(|k| self.plan.events.get(k));
+        let blank = self.seed.derive(&format!("blank {index}"));
+        render::png(&render::frame(event, &blank, self.plan.cue))
+    }
 }
 
 impl Family for Attention {
     fn name(&self) -> &'static str {
-        "attention"
+        NAME
     }
 
     fn class(&self) -> Class {
         Class::Human
     }
 
-    /// A person needs about this long at least (watching the schedule play out).
+    /// The stream itself lasts longer; a person cannot answer before it ends.
     fn min_human_solve_ms(&self) -> u64 {
         4000
     }
@@ -99,7 +164,7 @@ impl Family for Attention {
     }
 
     fn max_answer_len(&self) -> usize {
-        rules::MAX_ANSWER
+        MAX_LOG
     }
 
     fn default_params(&self) -> FamilyParams {
@@ -111,81 +176,94 @@ impl Family for Attention {
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {
-        let mut s = seed.derive("attention").stream();
-        let d = params.difficulty.clamp(*LEVELS.start(), *LEVELS.end()) as usize;
-        let schedule = Schedule::generate(&mut s, 3 + d, d);
-        let seconds = schedule.targets.last().map_or(0, |t| t.t_ms + VISIBLE_MS) / 1000 + 1;
+        let plan_seed = seed.derive("attention v2");
+        let d = params.difficulty.clamp(*LEVELS.start(), *LEVELS.end());
+        let events = event_count(d);
+        let mut s = plan_seed.derive("plan").stream();
+        // The cue is the plan's first draw (see `Plan::generate`).
+        let cue = CUES[s.below(CUES.len() as u64) as usize].0;
+        let cue = char::from(cue);
         let text = format!(
-            "Watch the grid. {} green circles appear one at a time over about {seconds} seconds: \
-             click or tap each one as soon as it appears, in order, or select its cell with the \
-             arrow keys and press Enter. Leave the grey squares alone.",
-            schedule.targets.len()
+            "Letters flash on the grid, {LETTERS} at a time, {events} times over about 20 \
+             seconds. Each time the letter {cue} is among them, click or tap that {cue} before \
+             the letters vanish (or pick its cell with the arrow keys and press Enter). When \
+             there is no {cue}, do nothing."
         );
         let data = AttentionData {
-            arena: ARENA,
+            cue: cue.to_string(),
+            frame: FRAME,
             grid: GRID,
-            radius: RADIUS,
-            tolerance: TOLERANCE,
+            letters: LETTERS as u32,
+            events: events as u32,
             visible_ms: VISIBLE_MS,
-            targets: schedule.targets.clone(),
-            distractors: schedule.distractors.clone(),
+            tolerance: TOLERANCE,
+            stream: STREAM_PATH.to_owned(),
+            plan: blake3::derive_key("hco attention plan commitment v2", &plan_seed.0)
+                .iter()
+                .take(16)
+                .map(|b| format!("{b:02x}"))
+                .collect(),
         };
+        let mut key = vec![2, d as u8];
+        key.extend_from_slice(&plan_seed.0);
         Generated {
             prompt: Prompt {
                 family: self.name().to_owned(),
                 text,
                 data: serde_json::to_vec(&data).unwrap_or_default(),
             },
-            key: AnswerKey(schedule.encode()),
+            key: AnswerKey(key),
         }
     }
 
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject> {
-        let schedule =
-            Schedule::decode(&key.0).ok_or(Reject::InvalidAnswerFormat("corrupt key"))?;
-        let events = rules::parse(answer, &schedule)?;
-        rules::check(&events, &schedule)
+        let live = Live::from_key(key).ok_or(Reject::InvalidAnswerFormat("corrupt key"))?;
+        let log = Log::open(answer, &live.mac_key)?;
+        rules::check(&log, &live.plan)
     }
 
-    /// The simple scripted bot: every target centre, exactly [`BOT_REACTION_MS`] after it
-    /// appears. Rejected by the regularity rule.
-    fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {
-        if prompt.data.len() > 64 * 1024 {
-            return None;
-        }
-        let data: AttentionData = serde_json::from_slice(&prompt.data).ok()?;
-        let schedule = Schedule {
-            targets: data.targets,
-            distractors: Vec::new(),
+    /// The prompt alone says nothing about where or when the cue appears, and only the node
+    /// can seal a log: the baseline sends an empty log it cannot seal (refused as
+    /// `log_mac_mismatch`). The attackers in the node play the stream itself.
+    fn solve(&self, _prompt: &Prompt) -> Option<Vec<u8>> {
+        let log = Log {
+            releases: Vec::new(),
+            clicks: Vec::new(),
+            end: 0,
+            mac: "00".repeat(32),
         };
-        serde_json::to_vec(&clicks(&schedule, |_| (BOT_REACTION_MS, 0, 0))).ok()
+        Some(log.to_answer())
     }
 
-    /// A human-like answer derived from the key: reaction times of 300–650 ms and clicks up to
-    /// 30 units off centre, drawn from a hash of the key.
+    /// The sealed log of a person who clicked each cue 480–850 ms after it appeared, up to
+    /// 20 pixels off its centre, on a connection with a 3 ms RTT.
     fn reference_answer(&self, key: &AnswerKey) -> Option<Vec<u8>> {
-        let schedule = Schedule::decode(&key.0)?;
-        let mut hasher = blake3::Hasher::new_derive_key("hco attention reference answer v1");
-        hasher.update(&key.0);
-        let mut noise = [0u8; 4 * 64];
-        hasher.finalize_xof().fill(&mut noise);
-        let mut events = clicks(&schedule, |i| {
-            let b = &noise[(4 * i) % noise.len()..][..4];
-            let r = 300 + u32::from(u16::from_le_bytes([b[0], b[1]])) % 351;
-            (r, i64::from(b[2] % 61) - 30, i64::from(b[3] % 61) - 30)
-        });
-        // A random draw can, rarely, look regular: nudge one reaction until it does not.
-        for nudge in [97, 41, 13] {
-            if !matches!(
-                rules::check(&events, &schedule),
-                Err(Reject::TimingTooRegular { .. })
-            ) {
-                break;
-            }
-            if let Some(first) = events.first_mut() {
-                first.t_ms += nudge;
-            }
-        }
-        serde_json::to_vec(&events).ok()
+        let live = Live::from_key(key)?;
+        let mut noise = live.seed.derive("reference answer").stream();
+        // Varied reactions (a fixed spread, so the draw never looks machine-regular).
+        const REACTIONS: [u32; 8] = [620, 480, 790, 555, 700, 515, 830, 660];
+        let clicks = live
+            .plan
+            .events
+            .iter()
+            .filter(|e| e.target.is_some())
+            .enumerate()
+            .filter_map(|(k, e)| {
+                let g = e.glyphs[e.target?];
+                Some(Click {
+                    at: e.at_ms + REACTIONS[k % REACTIONS.len()] + noise.below(20) as u32,
+                    rtt: 3,
+                    x: (i64::from(g.x) + noise.range(-14, 14)) as u32,
+                    y: (i64::from(g.y) + noise.range(-14, 14)) as u32,
+                })
+            })
+            .collect();
+        let log = Log {
+            releases: live.plan.events.iter().map(|e| e.at_ms).collect(),
+            clicks,
+            end: live.plan.end_ms,
+            mac: String::new(),
+        };
+        Some(log.seal(&live.mac_key).to_answer())
     }
 }

@@ -10,6 +10,7 @@
 //! prompt from `POST /v1/challenges`, may use any endpoint the page uses (streams, stages),
 //! and ends with one identity-signed answer. Its first verdict is final, as for anyone.
 
+pub mod attention;
 pub mod interactive;
 pub mod ocr;
 pub mod presence;
@@ -44,6 +45,11 @@ pub fn all() -> Vec<Box<dyn Attack>> {
         Box::new(visual::BlindGuess),
     ];
     all.extend(interactive::attackers());
+    all.extend([
+        Box::new(attention::FrameCv) as Box<dyn Attack>,
+        Box::new(attention::ScheduleReader),
+        Box::new(attention::BlindClick),
+    ]);
     all
 }
 

@@ -1,6 +1,7 @@
 //! One issued challenge as an attacker holds it: the identity key, the signed envelope and
 //! prompt, the family's timing rules, and the gateway to talk to.
 
+use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::SigningKey;
@@ -111,5 +112,27 @@ impl Session<'_> {
     /// `GET path`.
     pub fn get(&self, path: &str) -> anyhow::Result<Reply> {
         self.gateway.get(path)
+    }
+
+    /// `GET path` read as server-sent events: `(event, data)` pairs, as they arrive.
+    pub fn sse(&self, path: &str) -> anyhow::Result<impl Iterator<Item = (String, String)>> {
+        let (status, reader) = self.gateway.get_lines(path)?;
+        anyhow::ensure!(status == 200, "{path} answered {status}");
+        let mut lines = reader.lines();
+        Ok(std::iter::from_fn(move || {
+            let (mut event, mut data) = (String::from("message"), String::new());
+            loop {
+                let line = lines.next()?.ok()?;
+                if line.is_empty() {
+                    if !data.is_empty() {
+                        return Some((event, data));
+                    }
+                } else if let Some(v) = line.strip_prefix("event:") {
+                    event = v.trim().to_owned();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+        }))
     }
 }

@@ -72,6 +72,19 @@ impl Gateway {
         Self::read(path, response)
     }
 
+    /// `GET path` as a stream of lines (server-sent events), with the HTTP status.
+    pub fn get_lines(&self, path: &str) -> anyhow::Result<(u16, Box<dyn std::io::BufRead + Send>)> {
+        let url = format!("{}{path}", self.base);
+        let response = self
+            .agent
+            .get(&url)
+            .call()
+            .with_context(|| format!("cannot reach {url}; is the node running?"))?;
+        let status = response.status().as_u16();
+        let reader = response.into_body().into_reader();
+        Ok((status, Box::new(std::io::BufReader::new(reader))))
+    }
+
     /// `POST path` with a JSON body.
     pub fn post<T: Serialize>(&self, path: &str, body: &T) -> anyhow::Result<Reply> {
         let url = format!("{}{path}", self.base);

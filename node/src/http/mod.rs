@@ -8,6 +8,7 @@ mod openapi;
 mod page;
 pub mod rtt;
 mod stage;
+mod stream;
 #[cfg(test)]
 mod tests;
 
@@ -32,6 +33,8 @@ pub struct AppState {
     pub registry: Arc<prometheus_client::registry::Registry>,
     /// The agent-admission game, when enabled.
     pub game: Option<Arc<hco_oracle::admission_game::AdmissionGame>>,
+    /// The live streams of `attention` challenges.
+    pub streams: Arc<stream::Streams>,
 }
 
 /// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.
@@ -62,6 +65,9 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
             "/v1/agent/sessions/{session}/rounds/{token}",
             post(agent::answer),
         )
+        .route("/v1/attention/streams", post(stream::open))
+        .route("/v1/attention/streams/{token}/events", get(stream::events))
+        .route("/v1/attention/streams/{token}/clicks", post(stream::click))
         .route("/v1/windows/current", get(handlers::current_window))
         .route("/v1/windows/{t}", get(handlers::window))
         .route("/v1/windows/{t}/certificate", get(handlers::certificate))

@@ -51,6 +51,7 @@ async fn harness() -> Harness {
         node: node.clone(),
         registry: Arc::new(registry),
         game: None,
+        streams: Default::default(),
     };
     Harness {
         app: router(state, 4096, Duration::from_secs(5), false),

@@ -45,7 +45,7 @@ pub(crate) fn node_with(family: &str, deadline: &str, steps: usize) -> Single {
 }
 
 /// Regenerates challenge `(id, t, j)`, issued as `family`, as the node's issuer did.
-fn regenerate(
+pub(crate) fn regenerate(
     node: &Single,
     id: &str,
     t: u64,
@@ -328,7 +328,7 @@ fn devnet_browser_late_answer_is_expired() {
 #[test]
 fn devnet_browser_human_families() {
     let b = Browser::start();
-    for name in ["interactive_reasoning", "visual_match", "attention"] {
+    for name in ["interactive_reasoning", "visual_match"] {
         let steps = 1;
         let node = node_with(name, "60s", steps);
         open(&b, &node);
@@ -342,7 +342,6 @@ fn devnet_browser_human_families() {
             };
             let answer = reference(&generated, family.as_ref());
             match name {
-                "attention" => play_attention(&b, &data, &shot),
                 "interactive_reasoning" => play_interactive(&b, &answer, &shot),
                 _ => {
                     // visual_match: the letters typed into the field (lower case is fine).
@@ -394,54 +393,6 @@ pub(crate) fn screenshot(b: &Browser, name: &str) {
         json!([]),
     );
     b.screenshot(name);
-}
-
-/// Plays the attention sequence as a person would: each target clicked a varied few hundred
-/// milliseconds after it appears, the last one reached with the arrow keys and Enter.
-fn play_attention(b: &Browser, data: &Value, shot: &str) {
-    screenshot(b, &format!("{shot}_ready"));
-    let targets = data["targets"].as_array().unwrap();
-    let cell = data["arena"].as_u64().unwrap() / data["grid"].as_u64().unwrap();
-    let delays = [260, 390, 310, 450, 280, 420, 340, 370];
-    b.click("#attention-start");
-    for (i, target) in targets.iter().enumerate() {
-        let css = format!("[data-target='{i}']");
-        b.script_async(
-            "const [css, done] = arguments;
-             const el = document.querySelector(css);
-             const poll = () => (el.hidden ? requestAnimationFrame(poll) : done(true));
-             poll();",
-            json!([css]),
-        );
-        let seen = Instant::now();
-        if i == 0 {
-            screenshot(b, &format!("{shot}_running"));
-        }
-        let delay = Duration::from_millis(delays[i % delays.len()]);
-        std::thread::sleep(delay.saturating_sub(seen.elapsed()));
-        if i + 1 < targets.len() {
-            b.click(&css);
-            continue;
-        }
-        // The keyboard: into the grid, arrows to the target's cell, Enter.
-        let at = b.script(
-            "const c = document.querySelector('#arena .cell[tabindex=\"0\"]');
-             c.focus();
-             return [Number(c.dataset.row), Number(c.dataset.col)];",
-            json!([]),
-        );
-        let (row, col) = (at[0].as_i64().unwrap(), at[1].as_i64().unwrap());
-        let want_row = (target["y"].as_u64().unwrap() / cell) as i64;
-        let want_col = (target["x"].as_u64().unwrap() / cell) as i64;
-        let mut keys = Vec::new();
-        let step = |n: i64, less: &'static str, more: &'static str| {
-            std::iter::repeat_n(if n < 0 { less } else { more }, n.unsigned_abs() as usize)
-        };
-        keys.extend(step(want_row - row, "\u{E013}", "\u{E015}"));
-        keys.extend(step(want_col - col, "\u{E012}", "\u{E014}"));
-        keys.push(ENTER);
-        b.keys(&keys);
-    }
 }
 
 /// The page at `localhost` (WebAuthn refuses IP addresses as relying-party ids).

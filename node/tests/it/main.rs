@@ -3,7 +3,9 @@
 
 mod agent;
 mod attack_visual;
+mod attention;
 mod browser;
+mod browser_attention;
 mod browser_visual;
 mod cli;
 mod corpus;

@@ -7,6 +7,7 @@
 mod close;
 mod identity;
 mod issue;
+mod live;
 mod remote;
 mod stage;
 mod verify;
@@ -25,6 +26,7 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 pub use identity::ENROLMENT_TTL_MS;
 pub use issue::IssuedChallenge;
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
+pub use live::{STREAM_DOMAIN, stream_digest};
 
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
