@@ -25,8 +25,8 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 
 pub use identity::ENROLMENT_TTL_MS;
 pub use issue::IssuedChallenge;
-pub use stage::{STAGE_PREFIX, parse_stage_answer};
 pub use live::{STREAM_DOMAIN, stream_digest};
+pub use stage::{STAGE_PREFIX, parse_stage_answer};
 
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
