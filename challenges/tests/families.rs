@@ -52,9 +52,13 @@ fn builtin_registry_holds_the_human_families_with_valid_defaults() {
         assert_eq!(family.class().as_str(), "human", "{name}");
         assert_eq!(family.name(), name);
         family.check_params(&family.default_params()).unwrap();
-        // Every human family has a baseline solver that at least produces an answer.
+        // Every human family but interactive_reasoning has a baseline solver that at least
+        // produces an answer; interactive_reasoning's attackers play its two stages over HTTP
+        // (the node's `attack` module), which a one-prompt solver cannot.
         let g = family.generate(&Seed([7; 32]), &family.default_params());
-        assert!(family.solve(&g.prompt).is_some(), "{name}");
+        if name != "interactive_reasoning" {
+            assert!(family.solve(&g.prompt).is_some(), "{name}");
+        }
         assert!(family.reference_answer(&g.key).is_some(), "{name}");
     }
 }

@@ -25,7 +25,7 @@ fn same_seed_same_bytes_png_included_and_known_answer() {
     let g = VisualMatch.generate(&Seed([0; 32]), &VisualMatch.default_params());
     assert_eq!(
         hex::encode(g.prompt.digest()),
-        "376db232b48261f72bcca2d0771e965ddc166d186471272044ca6bb0adfbdf87"
+        "276c579fa2c68984c36d84a73b03762668687f0375923e18144fb5c3440e0cb1"
     );
 }
 

@@ -766,38 +766,28 @@ fn perfect_cognition_without_an_authenticator_keeps_no_identity_active() {
 
 /// A uniformly random well-formed answer to a closed-answer prompt, and the chance it is right.
 ///
-/// The answer spaces, read off each family's prompt and answer format:
-/// - `visual_match` PIX: one of the listed labels (six): 1/6.
-/// - `visual_match` MATCHA: one letter S or D per round (three rounds, all must be right): 1/8.
-/// - `interactive_reasoning`: the letter of one of the listed options (four): 1/4.
+/// The answer space, read off the prompt and answer format:
+/// - `visual_match`: a string of `length` letters over the prompt's `alphabet` (five over
+///   twenty): 1/20⁵.
 ///
-/// Not guessed, their answer space being open: `arithmetic_reasoning` (any integer; its
-/// baseline parser solves it outright anyway), `attention` (click times and positions, a
-/// continuous space), `presence` (a signature by an enrolled credential).
+/// Not guessed here, their answer space being open: `interactive_reasoning` (click positions
+/// on two pictures; its blind clicker is among the node's attackers), `arithmetic_reasoning`
+/// (any integer; its baseline parser solves it outright anyway), `attention` (a log sealed by
+/// the node), `presence` (a signature by an enrolled credential).
 fn blind_guess(prompt: &Prompt, rng: &mut SeedStream) -> (Vec<u8>, f64, &'static str) {
     match prompt.family.as_str() {
         "visual_match" => {
-            if let Some((_, list)) = prompt.text.split_once("Choose one: ") {
-                let choices: Vec<&str> = list.trim_end_matches('.').split(", ").collect();
-                let pick = choices[rng.below(choices.len() as u64) as usize];
-                (pick.as_bytes().to_vec(), 1.0 / choices.len() as f64, "PIX")
-            } else {
-                let (rounds, _) = prompt.text.split_once(" rounds follow").unwrap();
-                let rounds: i32 = rounds.parse().unwrap();
-                let guess = (0..rounds)
-                    .map(|_| if rng.chance(50) { b'S' } else { b'D' })
-                    .collect();
-                (guess, 0.5f64.powi(rounds), "MATCHA")
-            }
-        }
-        "interactive_reasoning" => {
-            let options = prompt
-                .text
-                .lines()
-                .filter(|l| l.len() > 2 && l.as_bytes()[1] == b')')
-                .count();
-            let letter = b'A' + rng.below(options as u64) as u8;
-            (vec![letter], 1.0 / options as f64, "options")
+            let data: serde_json::Value = serde_json::from_slice(&prompt.data).unwrap();
+            let alphabet = data["alphabet"].as_str().unwrap().as_bytes();
+            let length = data["length"].as_u64().unwrap() as i32;
+            let guess = (0..length)
+                .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+                .collect();
+            (
+                guess,
+                (1.0f64 / alphabet.len() as f64).powi(length),
+                "transcription",
+            )
         }
         other => panic!("no closed answer space for {other}"),
     }
@@ -927,7 +917,7 @@ fn guess_family(family: &str, tries: usize) -> BTreeMap<&'static str, Guesses> {
 fn blind_guessing_stays_within_one_over_options() {
     const TRIES: usize = 1_000;
     let started = std::time::Instant::now();
-    for family in ["visual_match", "interactive_reasoning"] {
+    for family in ["visual_match"] {
         let by_space = guess_family(family, TRIES);
         let mut all = Guesses::default();
         for (space, g) in &by_space {

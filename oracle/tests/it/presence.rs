@@ -274,19 +274,24 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
             steps: vec![Step::Drawn],
             spares: 15,
         };
-        p.families = ["visual_match", "attention", "interactive_reasoning"]
-            .into_iter()
-            .map(|name| FamilyConfig {
-                name: name.into(),
-                deadline_ms: 20_000,
-                difficulty: Registry::builtin()
-                    .get(name)
-                    .unwrap()
-                    .default_params()
-                    .difficulty,
-                min_solve_ms: 0,
-            })
-            .collect();
+        p.families = [
+            "visual_match",
+            "attention",
+            "interactive_reasoning",
+            "arithmetic_reasoning",
+        ]
+        .into_iter()
+        .map(|name| FamilyConfig {
+            name: name.into(),
+            deadline_ms: 20_000,
+            difficulty: Registry::builtin()
+                .get(name)
+                .unwrap()
+                .default_params()
+                .difficulty,
+            min_solve_ms: 0,
+        })
+        .collect();
     });
     let o = &both.oracles[0];
     let now = both.start(0) + 1_000;
@@ -313,16 +318,17 @@ fn a_visual_opt_out_draws_only_non_visual_families() {
             })
             .collect()
     };
-    assert!(drawn(&opted).iter().all(|f| f == "interactive_reasoning"));
+    // The three picture families are visual: the opt-out draws only arithmetic_reasoning.
+    assert!(drawn(&opted).iter().all(|f| f == "arithmetic_reasoning"));
     let sighted_draws = drawn(&sighted);
     assert!(
-        sighted_draws.iter().any(|f| f != "interactive_reasoning"),
+        sighted_draws.iter().any(|f| f != "arithmetic_reasoning"),
         "{sighted_draws:?}"
     );
     // The opt-out keeps the policy: the same steps and tries per window.
     assert!(
         !Registry::builtin()
-            .get("interactive_reasoning")
+            .get("arithmetic_reasoning")
             .unwrap()
             .is_visual()
     );
