@@ -28,6 +28,8 @@ fn visual_attackers_fail_over_http() {
         // Answers in time: the refusals are wrong answers, not expiries.
         let mismatches = a["refusals"]["answer_mismatch"].as_u64().unwrap_or(0);
         assert!(mismatches >= 27, "{name} answered too few in time: {a}");
-        assert!(a["successes"].as_u64().unwrap() <= 1, "{name}: {a}");
+        // At the default difficulty 4 the template matcher reads about 7 % offline: 30 tries
+        // stay under the 20 % goal (6 of 30) but for a one-in-a-few-hundred draw.
+        assert!(a["successes"].as_u64().unwrap() <= 6, "{name}: {a}");
     }
 }
