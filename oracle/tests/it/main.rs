@@ -7,4 +7,5 @@ mod policy;
 mod presence;
 mod rejections;
 mod rules_property;
+mod stages;
 mod support;

@@ -2,9 +2,10 @@
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Class, Registry};
+use hco_oracle::secret::{derive_challenge, issuer_order, node_secret, window_secret};
 use hco_oracle::{
-    IssuedChallenge, Ledger, NetworkParams, NodeId, Oracle, Response, SignedRegister,
-    SignedRequest, secret::issuer_order, testing,
+    IdentityId, IssuedChallenge, Ledger, NetworkParams, NodeId, Oracle, Response, SignedRegister,
+    SignedRequest, testing,
 };
 
 pub struct Net {
@@ -82,4 +83,49 @@ pub fn solve_one(
         .unwrap()
         .unwrap();
     response
+}
+
+/// What the window trees hold for `id` in `t`: challenges issued to it, answered-markers of the
+/// window (anyone's), its acceptances.
+pub fn footprint(o: &Oracle, t: u64, id: &IdentityId) -> (usize, usize, u32) {
+    (
+        o.ledger().issued_in(t, id).unwrap().len(),
+        o.ledger().answered_count(t),
+        o.ledger().solves(t, id).unwrap(),
+    )
+}
+
+/// The right answer to an issued challenge, read off the answer key regenerated with the
+/// issuer's window secret (the node key's secret): what a script holding every answer sends.
+pub fn reference(o: &Oracle, node_key: &SigningKey, issued: &IssuedChallenge) -> Vec<u8> {
+    let c = &issued.challenge.challenge;
+    let w_t = window_secret(&node_secret(node_key), c.t);
+    let profile = o
+        .ledger()
+        .identity(&c.id)
+        .unwrap()
+        .unwrap()
+        .register
+        .body
+        .profile();
+    let (_, generated) = derive_challenge(
+        o.params(),
+        o.registry(),
+        &w_t,
+        profile,
+        &c.id,
+        c.t,
+        c.j,
+        &c.family,
+    )
+    .unwrap();
+    assert_eq!(
+        generated.prompt, issued.prompt,
+        "regenerated another prompt"
+    );
+    o.registry()
+        .get(&c.family)
+        .unwrap()
+        .reference_answer(&generated.key)
+        .unwrap()
 }
