@@ -35,6 +35,10 @@ pub struct FamilyBench {
     /// measured against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub library_verify_per_s: Option<f64>,
+    /// For `attention`: whole streams rendered per second (every frame drawn and PNG-encoded),
+    /// the work an issuer does while a person plays the challenge, beyond `generate_per_s`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams_per_s: Option<f64>,
 }
 
 fn seed(i: u64) -> Seed {
@@ -108,7 +112,26 @@ pub fn bench_family(family: &dyn Family, params: &FamilyParams, budget: Duration
         baseline_success: f64::from(solved) / f64::from(trials.max(1)),
         baseline_trials: trials,
         library_verify_per_s: None,
+        streams_per_s: (family.name() == crate::attention::NAME)
+            .then(|| stream_rate(family, params, slice)),
     }
+}
+
+/// Whole attention streams rendered per second within `budget` (at least two).
+fn stream_rate(family: &dyn Family, params: &FamilyParams, budget: Duration) -> f64 {
+    let start = Instant::now();
+    let mut streams = 0u64;
+    while streams < 2 || (start.elapsed() < budget && streams < 100_000) {
+        let g = family.generate(&seed(2_000_000 + streams), params);
+        let Some(live) = crate::attention::Live::from_key(&g.key) else {
+            return 0.0;
+        };
+        for i in 0..live.frames().len() {
+            std::hint::black_box(live.render(i));
+        }
+        streams += 1;
+    }
+    rate(streams, start.elapsed())
 }
 
 /// Measures every family of the registry at its default parameters, `per_family` each.

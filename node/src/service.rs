@@ -211,20 +211,57 @@ impl Node {
         if issuer == self.oracle.node_id() {
             return self.respond_local(response).await;
         }
+        self.to_issuer(issuer, ChallengeRpc::Respond(Box::new(response)))
+            .await
+    }
+
+    /// Checks the partial answer to a multi-stage challenge here if this node issued it,
+    /// otherwise forwards it to its issuer; the reply is the next stage.
+    pub async fn answer_stage(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let issuer = response.challenge.challenge.issuer;
+        if issuer == self.oracle.node_id() {
+            return self.answer_stage_local(response).await;
+        }
+        self.to_issuer(issuer, ChallengeRpc::Stage(Box::new(response)))
+            .await
+    }
+
+    /// Sends a request about one of `issuer`'s challenges to `issuer`.
+    async fn to_issuer(
+        &self,
+        issuer: NodeId,
+        request: ChallengeRpc,
+    ) -> anyhow::Result<ChallengeReply> {
         let Some(peer) = self.peer_of(&issuer) else {
             return Ok(rejected(&Reason::NotInCommittee(issuer)));
         };
-        match self
-            .net
-            .challenge(peer, ChallengeRpc::Respond(Box::new(response)))
-            .await
-        {
+        match self.net.challenge(peer, request).await {
             Ok(reply) => Ok(reply),
             Err(e) => Ok(gateway_error(
                 "issuer_unreachable",
                 format!("the issuer could not be reached ({e}); try again shortly"),
             )),
         }
+    }
+
+    /// Checks a stage answer on this node; durable when it returns (a wrong one is final).
+    pub async fn answer_stage_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let now = self.now();
+        Ok(
+            match self
+                .blocking(move |o| o.answer_stage(&response, now))
+                .await??
+            {
+                Ok((stage, prompt)) => ChallengeReply::Stage {
+                    stage: stage as u32,
+                    prompt,
+                },
+                Err(reason) => {
+                    self.metrics.reject(reason.code(), None);
+                    rejected(&reason)
+                }
+            },
+        )
     }
 
     /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
@@ -263,6 +300,7 @@ impl Node {
                 let reply = match request {
                     ChallengeRpc::Issue(req) => self.issue_local(req).await,
                     ChallengeRpc::Respond(response) => self.respond_local(*response).await,
+                    ChallengeRpc::Stage(response) => self.answer_stage_local(*response).await,
                 };
                 let reply = reply.unwrap_or_else(|e| gateway_error("internal", e.to_string()));
                 self.net.reply_challenge(id, reply).await;

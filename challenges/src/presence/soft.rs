@@ -181,5 +181,6 @@ pub fn bench(budget: Duration) -> Result<FamilyBench, String> {
         baseline_success: f64::from(solved) / f64::from(trials.max(1)),
         baseline_trials: trials,
         library_verify_per_s: Some(library_verified as f64 / theirs.as_secs_f64().max(1e-9)),
+        streams_per_s: None,
     })
 }

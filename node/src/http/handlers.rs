@@ -61,8 +61,8 @@ pub async fn challenge(
             prompt: prompt.into(),
         })),
         ChallengeReply::Rejected(r) => Err(r.into()),
-        ChallengeReply::Accepted(_) => Err(ApiError::internal(
-            "issuer answered a request with an acceptance",
+        ChallengeReply::Accepted(_) | ChallengeReply::Stage { .. } => Err(ApiError::internal(
+            "issuer answered a request with something else than a challenge",
         )),
     }
 }
@@ -86,8 +86,8 @@ pub async fn respond(
             }))
         }
         ChallengeReply::Rejected(r) => Err(r.into()),
-        ChallengeReply::Issued { .. } => Err(ApiError::internal(
-            "issuer answered a response with a challenge",
+        ChallengeReply::Issued { .. } | ChallengeReply::Stage { .. } => Err(ApiError::internal(
+            "issuer answered a response with something else than a verdict",
         )),
     }
 }

@@ -2,7 +2,7 @@
 //! multi-stage challenge (a [`Response`] whose answer reads `stage {k}:{partial answer}`),
 //! answered by the issuer with the next stage's prompt. A wrong partial answer is final, like
 //! a wrong answer to `POST /v1/responses`; the last stage is answered there, with every stage's
-//! answer.
+//! answer. A gateway that did not issue the challenge forwards the request to its issuer.
 
 use axum::Json;
 use axum::extract::State;
@@ -11,27 +11,23 @@ use hco_oracle::Response;
 
 use super::{ApiError, AppState};
 use crate::api::StageView;
+use crate::network::protocol::ChallengeReply;
 
-/// Checks the partial answer at the issuer (this node) and returns the next stage.
+/// Checks the partial answer at its issuer (here, or forwarded like a response) and returns
+/// the next stage.
 pub async fn answer(
     State(state): State<AppState>,
     body: Result<Json<Response>, JsonRejection>,
 ) -> Result<Json<StageView>, ApiError> {
     let Json(response) = body?;
-    let now = state.node.now();
-    let oracle = state.node.oracle.clone();
-    let outcome = tokio::task::spawn_blocking(move || oracle.answer_stage(&response, now))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)?;
-    match outcome {
-        Ok((stage, prompt)) => Ok(Json(StageView {
-            stage,
+    match state.node.answer_stage(response).await? {
+        ChallengeReply::Stage { stage, prompt } => Ok(Json(StageView {
+            stage: stage as usize,
             prompt: prompt.into(),
         })),
-        Err(reason) => {
-            state.node.metrics.reject(reason.code(), None);
-            Err(reason.into())
-        }
+        ChallengeReply::Rejected(r) => Err(r.into()),
+        ChallengeReply::Issued { .. } | ChallengeReply::Accepted(_) => Err(ApiError::internal(
+            "issuer answered a stage request with something else",
+        )),
     }
 }

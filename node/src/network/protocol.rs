@@ -94,6 +94,9 @@ pub enum ChallengeRpc {
     Issue(SignedRequest),
     /// Verify a response.
     Respond(Box<Response>),
+    /// Check the answer to the first stages of a multi-stage challenge (see
+    /// `POST /v1/challenges/stage`).
+    Stage(Box<Response>),
 }
 
 /// Replies on `/hco/challenge/1`.
@@ -109,6 +112,13 @@ pub enum ChallengeReply {
     },
     /// The acceptance (durable at the issuer).
     Accepted(Box<SealedAcceptance>),
+    /// The next stage of a multi-stage challenge, after a right partial answer.
+    Stage {
+        /// Its number (2 after stage 1).
+        stage: u32,
+        /// Its prompt.
+        prompt: Prompt,
+    },
     /// A rejection.
     Rejected(Rejection),
 }

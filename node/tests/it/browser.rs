@@ -52,17 +52,36 @@ pub(crate) fn regenerate(
     j: u32,
     family: &str,
 ) -> (Generated, std::sync::Arc<dyn Family>) {
-    let file: Value =
-        serde_json::from_slice(&std::fs::read(node.dir.path().join("node.key")).unwrap()).unwrap();
+    regenerate_at(
+        &node.dir.path().join("node.key"),
+        &node.url,
+        id,
+        t,
+        j,
+        family,
+    )
+}
+
+/// Regenerates challenge `(id, t, j)` as the issuer whose key file is `issuer_key` did; `url`
+/// is any node of the network.
+pub(crate) fn regenerate_at(
+    issuer_key: &std::path::Path,
+    url: &str,
+    id: &str,
+    t: u64,
+    j: u32,
+    family: &str,
+) -> (Generated, std::sync::Arc<dyn Family>) {
+    let file: Value = serde_json::from_slice(&std::fs::read(issuer_key).unwrap()).unwrap();
     let seed: [u8; 32] = hex::decode(file["secret_key"].as_str().unwrap())
         .unwrap()
         .try_into()
         .unwrap();
     let w_t = secret::window_secret(&secret::node_secret(&SigningKey::from_bytes(&seed)), t);
     let params: NetworkParams =
-        serde_json::from_value(get(&node.url, "/v1/params").unwrap()["params"].clone()).unwrap();
+        serde_json::from_value(get(url, "/v1/params").unwrap()["params"].clone()).unwrap();
     let registry = Registry::builtin();
-    let registered = get(&node.url, &format!("/v1/identities/{id}")).unwrap();
+    let registered = get(url, &format!("/v1/identities/{id}")).unwrap();
     let profile = hco_oracle::Profile {
         class: Class::Human,
         visual_opt_out: registered["visual_opt_out"] == true,
@@ -358,7 +377,7 @@ fn devnet_browser_human_families() {
 }
 
 /// Marks picture point `(x, y)` as a click on the scene image, where a person would click.
-fn click_scene(b: &Browser, x: &str, y: &str) {
+pub(crate) fn click_scene(b: &Browser, x: &str, y: &str) {
     b.script(
         "const img = document.getElementById('scene'); const r = img.getBoundingClientRect();\
          const k = img.clientWidth / img.naturalWidth;\

@@ -76,7 +76,7 @@ fn keyboard_at(b: &Browser, x: u32, y: u32) {
 /// A person plays several challenges through the page; every one is accepted.
 #[test]
 fn devnet_browser_attention_person_passes_the_stream() {
-    let tries = 4;
+    let tries = 8;
     let b = Browser::start();
     let node = node_with("attention", "60s", tries);
     open(&b, &node);
