@@ -305,8 +305,20 @@ async fn reconcile_with(node: &Arc<Node>, peer: libp2p::PeerId, t: u64) -> Optio
             else {
                 return Some(fetched);
             };
-            let oracle = node.oracle.clone();
-            match tokio::task::spawn_blocking(move || oracle.record_remote(&batch)).await {
+            let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
+                let oracle = node.oracle.clone();
+                tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
+            };
+            let mut result = record(batch.clone()).await;
+            // Acceptances of identities whose registration missed this node (a cut link):
+            // copy the peer's registry, then try once more.
+            if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
+                if let Err(e) = node.sync_identities(peer).await {
+                    tracing::debug!(error = %e, "registry sync failed");
+                }
+                result = record(batch).await;
+            }
+            match result {
                 Ok(Ok(Ok(n))) => fetched += n,
                 Ok(Ok(Err(reason))) => {
                     tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
