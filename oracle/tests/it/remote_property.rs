@@ -241,3 +241,70 @@ fn each_fault_alone_gives_its_reason() {
         }
     }
 }
+
+/// With ceremony slots, a challenge issued inside the identity's slot but before its step's
+/// phase opened is refused, and one issued outside the slot too; in its phase it is recorded.
+#[test]
+fn slotted_acceptances_respect_the_slot_and_the_step_phase() {
+    let committee: Vec<SigningKey> = (1..=3).map(testing::key).collect();
+    let ids: Vec<_> = committee.iter().map(testing::node_id).collect();
+    let mut params = testing::params_for(&ids);
+    params.slot_mode = SlotMode::Global;
+    params.slot_ms = 30_000;
+    let recorder = Oracle::new(
+        params.clone(),
+        hco_challenges::Registry::builtin(),
+        committee[0].clone(),
+        Ledger::temporary(params.digest()).unwrap(),
+    )
+    .unwrap();
+    let identity = testing::key(4_242);
+    let id = testing::identity_id(&identity);
+    let reg = SignedRegister::new(&identity, Class::Agent, params.window_start(T));
+    recorder
+        .register(&reg, params.window_start(T))
+        .unwrap()
+        .unwrap();
+    let issuer_id = issuer_order(&params.committee, &id, T)[0];
+    let issuer = committee
+        .iter()
+        .find(|k| testing::node_id(k) == issuer_id)
+        .unwrap();
+    let slot = recorder.slot(T, &id).unwrap();
+    let phase_1 = params.phase(&slot, Class::Agent, 1);
+    assert!(phase_1.start > slot.start);
+    let sealed = |j: u32, issued_at: u64| {
+        let challenge = Challenge {
+            version: VERSION,
+            issuer: issuer_id,
+            id,
+            t: T,
+            j,
+            family: "proof_of_work".into(),
+            issued_at,
+            deadline: issued_at + DEADLINE_MS,
+            prompt_digest: Digest([7; 32]),
+        };
+        let response = Response::new(
+            &identity,
+            SignedChallenge::new(issuer, challenge),
+            b"1".to_vec(),
+        );
+        let acceptance = Acceptance {
+            version: VERSION,
+            response,
+            accepted_at: issued_at + 1_000,
+        };
+        seal_batch(issuer, T, vec![acceptance])
+    };
+    let code = |batch: Vec<SealedAcceptance>| {
+        recorder
+            .record_remote(&batch)
+            .unwrap()
+            .map_err(|r| r.code())
+    };
+    assert_eq!(code(sealed(1, slot.start)), Err("step_not_open"));
+    assert_eq!(code(sealed(0, slot.start - 1)), Err("outside_slot"));
+    assert_eq!(code(sealed(1, phase_1.start)), Ok(1));
+    assert_eq!(code(sealed(0, slot.start)), Ok(1));
+}
