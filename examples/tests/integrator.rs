@@ -49,6 +49,17 @@ fn verify_membership_accepts_a_real_proof_and_refuses_tampering() {
         .unwrap()
         .unwrap();
     let closed = params.closes_at(0);
+    // Summaries come after the committee's reveals (an unrevealed issuer's acceptances are
+    // left out).
+    let reveals: Vec<_> = oracles
+        .iter()
+        .map(|o| o.reveal(0, closed).unwrap().unwrap())
+        .collect();
+    for o in &oracles {
+        for r in &reveals {
+            o.add_reveal(r, closed).unwrap().unwrap();
+        }
+    }
     let summaries: Vec<_> = oracles
         .iter()
         .map(|o| {

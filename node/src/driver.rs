@@ -129,10 +129,24 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         (fetched, answered) = reconcile(node, t).await;
     }
     let now = node.now();
+    // Reveal first, and give the committee's reveals a bounded time to arrive: the summary
+    // leaves out the acceptances of members that did not reveal or fail the audit.
+    let oracle = node.oracle.clone();
+    if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
+        node.net.publish(Topic::Reveal, codec::encode(&reveal));
+    }
+    wait_for_reveals(node, t, shutdown).await;
+    // Reveals gossiped while this node was away (this window's, and the commitments made
+    // `L` windows before) come by request.
+    let lead = hco_oracle::secret::commit_lead(node.oracle.params());
+    for window in [Some(t), t.checked_sub(lead)].into_iter().flatten() {
+        fetch_reveals(node, window).await;
+    }
     let summary = {
         let oracle = node.oracle.clone();
         tokio::task::spawn_blocking(move || oracle.summarize(t, now)).await
     };
+    audited(node, t).await;
     match summary {
         Ok(Ok(Ok(signed))) => {
             tracing::info!(t, count = signed.summary.count, root = %signed.summary.root, fetched, "window summarized");
@@ -146,39 +160,95 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while summarizing"),
         Err(e) => tracing::error!(t, error = %e, "summary task failed"),
     }
-    let oracle = node.oracle.clone();
-    if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
-        node.net.publish(Topic::Reveal, codec::encode(&reveal));
-    }
-    // The previous window's reveals have arrived by now: audit it.
-    if let Some(prev) = t.checked_sub(1) {
-        audit(node, prev).await;
-    }
     prune(node, t, retention).await;
 }
 
-/// Re-derives every challenge of window `t` from the revealed secrets and checks every
-/// acceptance; findings are logged with their evidence and counted.
-async fn audit(node: &Arc<Node>, t: u64) {
-    let oracle = node.oracle.clone();
-    match tokio::task::spawn_blocking(move || oracle.audit(t)).await {
-        Ok(Ok(report)) => {
-            for f in &report.findings {
-                let c = f.evidence.acceptance.challenge();
-                tracing::warn!(t, issuer = %c.issuer, id = %c.id, j = c.j, violation = ?f.violation, "audit finding: an issuer accepted an invalid response");
-            }
-            node.metrics
-                .audit_findings
-                .inc_by(report.findings.len() as u64);
-            tracing::debug!(
-                t,
-                checked = report.checked,
-                unrevealed = report.unrevealed,
-                "window audited"
-            );
+/// How long a closing window waits for the committee's reveals before it is summarized.
+const REVEAL_WAIT: Duration = Duration::from_secs(3);
+
+/// Waits until every committee member's reveal of `t` is held, [`REVEAL_WAIT`] passes, or
+/// shutdown.
+async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken) {
+    let members = node.oracle.params().committee.len();
+    let deadline = tokio::time::Instant::now() + REVEAL_WAIT;
+    loop {
+        let oracle = node.oracle.clone();
+        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .map_or(0, |r| r.len());
+        if held >= members || tokio::time::Instant::now() >= deadline {
+            return;
         }
-        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while auditing"),
-        Err(e) => tracing::error!(t, error = %e, "audit task failed"),
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+        }
+    }
+}
+
+/// Asks each connected committee member for the reveals of `t` this node lacks.
+async fn fetch_reveals(node: &Arc<Node>, t: u64) {
+    let members = node.oracle.params().committee.len();
+    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
+    for (_, peer) in node.other_members() {
+        let oracle = node.oracle.clone();
+        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .map_or(0, |r| r.len());
+        if held >= members {
+            return;
+        }
+        if !connected.contains(&peer) {
+            continue;
+        }
+        let Ok(ReconcileReply::Reveals(reveals)) =
+            node.net.reconcile(peer, ReconcileRpc::Reveals { t }).await
+        else {
+            continue;
+        };
+        let oracle = node.oracle.clone();
+        let now = node.now();
+        let recorded = tokio::task::spawn_blocking(move || {
+            for r in reveals.iter().take(members) {
+                if let Err(reason) = oracle.add_reveal(r, now)? {
+                    tracing::warn!(t, %peer, %reason, "peer sent a reveal that does not check");
+                }
+            }
+            Ok::<_, hco_oracle::LedgerError>(())
+        })
+        .await;
+        if let Ok(Err(e)) = recorded {
+            tracing::error!(t, error = %e, "ledger failure while recording reveals");
+        }
+    }
+}
+
+/// After `t` was summarized (and audited with it): logs the evidence concerning `t` and the
+/// members left out of it, counts the evidence, and gossips it.
+async fn audited(node: &Arc<Node>, t: u64) {
+    let oracle = node.oracle.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let ledger = oracle.ledger();
+        Ok::<_, hco_oracle::LedgerError>((ledger.evidence(t)?, ledger.excluded(t)?))
+    })
+    .await;
+    match found {
+        Ok(Ok((evidence, excluded))) => {
+            for e in &evidence {
+                tracing::warn!(t, accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
+                node.metrics.record_evidence(e);
+                node.net.publish(Topic::Evidence, codec::encode(e));
+            }
+            for member in excluded.unwrap_or_default() {
+                tracing::warn!(t, %member, "acceptances of a member left out of the window (no reveal, no commitment, or evidence)");
+            }
+        }
+        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while reading evidence"),
+        Err(e) => tracing::error!(t, error = %e, "evidence task failed"),
     }
 }
 
@@ -235,8 +305,20 @@ async fn reconcile_with(node: &Arc<Node>, peer: libp2p::PeerId, t: u64) -> Optio
             else {
                 return Some(fetched);
             };
-            let oracle = node.oracle.clone();
-            match tokio::task::spawn_blocking(move || oracle.record_remote(&batch)).await {
+            let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
+                let oracle = node.oracle.clone();
+                tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
+            };
+            let mut result = record(batch.clone()).await;
+            // Acceptances of identities whose registration missed this node (a cut link):
+            // copy the peer's registry, then try once more.
+            if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
+                if let Err(e) = node.sync_identities(peer).await {
+                    tracing::debug!(error = %e, "registry sync failed");
+                }
+                result = record(batch).await;
+            }
+            match result {
                 Ok(Ok(Ok(n))) => fetched += n,
                 Ok(Ok(Err(reason))) => {
                     tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")

@@ -32,6 +32,15 @@ pub struct GossipLabel {
     pub result: String,
 }
 
+/// Labels of evidence against a committee member.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct EvidenceLabel {
+    /// One of [`hco_oracle::EVIDENCE_KINDS`].
+    pub kind: String,
+    /// The member accused (a committee key: bounded).
+    pub accused: String,
+}
+
 /// Labels of a dropped message.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct DropLabel {
@@ -67,6 +76,8 @@ pub struct Metrics {
     pub peers_banned: Counter,
     /// Audit findings in revealed windows.
     pub audit_findings: Counter,
+    /// Evidence against committee members in summarized windows, by kind and member.
+    pub evidence: Family<EvidenceLabel, Counter>,
 }
 
 impl Metrics {
@@ -86,6 +97,7 @@ impl Metrics {
             dropped: Family::default(),
             peers_banned: Counter::default(),
             audit_findings: Counter::default(),
+            evidence: Family::default(),
         };
         let r = registry.sub_registry_with_prefix("hco");
         r.register("challenges_issued", "Challenges issued", m.issued.clone());
@@ -145,7 +157,25 @@ impl Metrics {
             "Acceptances found invalid when auditing revealed windows",
             m.audit_findings.clone(),
         );
+        r.register(
+            "evidence",
+            "Evidence against committee members (failed audits, broken commitments, double reveals or summaries) in summarized windows",
+            m.evidence.clone(),
+        );
         m
+    }
+
+    /// Counts evidence found in a summarized window.
+    pub fn record_evidence(&self, e: &hco_oracle::Evidence) {
+        if matches!(e, hco_oracle::Evidence::FailedAudit { .. }) {
+            self.audit_findings.inc();
+        }
+        self.evidence
+            .get_or_create(&EvidenceLabel {
+                kind: e.kind().into(),
+                accused: e.accused().to_string(),
+            })
+            .inc();
     }
 
     /// Creates the known series at zero, so dashboards and alerts see them before the first

@@ -362,7 +362,13 @@ impl Node {
                             Err(_) => Validation::Reject,
                             Ok(batch) => match o.record_remote(&batch)? {
                                 Ok(_) => Validation::Accept,
-                                Err(_) => Validation::Reject,
+                                // Nothing of the batch is recorded either way; the sender is
+                                // struck only when the batch proves it wrong.
+                                Err(reason) if hco_oracle::blames_sender(&reason) => {
+                                    tracing::warn!(%reason, "acceptance batch rejected");
+                                    Validation::Reject
+                                }
+                                Err(_) => Validation::Ignore,
                             },
                         }
                     }
@@ -370,6 +376,16 @@ impl Node {
                         Err(_) => Validation::Reject,
                         Ok(summary) => match o.add_summary(&summary)? {
                             Ok(_) => Validation::Accept,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                    Topic::Evidence => match codec::decode(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(evidence) => match o.add_evidence(&evidence)? {
+                            Ok(_) => Validation::Accept,
+                            // Checked by signatures alone, or re-audited here (which may
+                            // need a reveal not yet held): refuse without blaming.
+                            Err(Reason::Malformed(_)) => Validation::Ignore,
                             Err(_) => Validation::Reject,
                         },
                     },
@@ -417,6 +433,11 @@ impl Node {
                 ReconcileRpc::Identities { after, limit } => {
                     let limit = (limit as usize).min(MAX_FETCH);
                     ReconcileReply::Identities(ledger.identities_after(after.as_ref(), limit)?)
+                }
+                ReconcileRpc::Reveals { t } => {
+                    let mut reveals = ledger.reveals(t)?;
+                    reveals.truncate(o.params().committee.len());
+                    ReconcileReply::Reveals(reveals)
                 }
                 ReconcileRpc::Passkeys { after, limit } => {
                     let limit = (limit as usize).min(MAX_PASSKEY_FETCH);

@@ -22,6 +22,9 @@ pub struct Reveal {
     pub node: NodeId,
     /// `w_t`.
     pub secret: Digest,
+    /// The commitment to the secret of window `t + L` ([`crate::secret::commitment`],
+    /// [`crate::secret::commit_lead`]).
+    pub next: Digest,
 }
 
 /// A reveal signed by its issuer.
@@ -34,13 +37,14 @@ pub struct SignedReveal {
 }
 
 impl SignedReveal {
-    /// Signs a reveal.
-    pub fn new(key: &SigningKey, t: u64, secret: Digest) -> Self {
+    /// Signs a reveal of `secret` for window `t`, committing to `next` for window `t + L`.
+    pub fn new(key: &SigningKey, t: u64, secret: Digest, next: Digest) -> Self {
         let reveal = Reveal {
             version: crate::messages::VERSION,
             t,
             node: NodeId(key.verifying_key().to_bytes()),
             secret,
+            next,
         };
         let sig = sign::sign(key, &Self::signing_digest(&reveal));
         Self { reveal, sig }
@@ -48,12 +52,13 @@ impl SignedReveal {
 
     fn signing_digest(reveal: &Reveal) -> Digest {
         sign::digest(
-            "hco reveal v1",
+            "hco reveal v2",
             &[
                 &[reveal.version],
                 &reveal.t.to_be_bytes(),
                 &reveal.node.0,
                 &reveal.secret.0,
+                &reveal.next.0,
             ],
         )
     }
@@ -106,6 +111,25 @@ pub enum Violation {
         /// The family's reason code.
         code: String,
     },
+}
+
+impl Violation {
+    /// A stable snake_case name (a wrong answer adds the family's code after a colon).
+    pub fn code(&self) -> String {
+        match self {
+            Violation::BadSeal => "bad_seal".into(),
+            Violation::NotAssignedIssuer => "not_assigned_issuer".into(),
+            Violation::ForgedResponse => "forged_response".into(),
+            Violation::FamilyMismatch => "family_mismatch".into(),
+            Violation::PromptMismatch => "prompt_mismatch".into(),
+            Violation::DeadlineMismatch => "deadline_mismatch".into(),
+            Violation::Late => "late".into(),
+            Violation::OutsideSlot => "outside_slot".into(),
+            Violation::IssuedBeforeOpening => "issued_before_opening".into(),
+            Violation::TooFast => "too_fast".into(),
+            Violation::WrongAnswer { code } => format!("wrong_answer:{code}"),
+        }
+    }
 }
 
 /// One acceptance that does not hold.

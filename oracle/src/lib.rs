@@ -56,6 +56,7 @@ mod bytes;
 pub mod certificate;
 mod clock;
 pub mod codec;
+pub mod evidence;
 pub mod lifecycle;
 mod light;
 pub mod merkle;
@@ -81,6 +82,7 @@ pub use audit::{AuditReport, Finding, SignedReveal, Violation};
 pub use bytes::{Digest, IdentityId, NodeId, Sig, hex_bytes};
 pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowSummary};
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
+pub use evidence::{EVIDENCE_KINDS, Evidence};
 pub use hco_challenges::{Class, Prompt};
 pub use lifecycle::{IdentityStatus, Status};
 pub use light::{CertError, LightVerifier};
@@ -98,6 +100,6 @@ pub use secret::derive_challenge;
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
-    ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, STAGE_PREFIX, STREAM_DOMAIN,
+    ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, STAGE_PREFIX, STREAM_DOMAIN, blames_sender,
     parse_stage_answer, stream_digest,
 };

@@ -216,13 +216,24 @@ impl NetworkParams {
         j: u32,
         draw: &mut SeedStream,
     ) -> Timestamp {
+        let phase = self.phase(slot, class, j);
         if self.slot_mode == crate::SlotMode::Open {
-            return slot.start;
+            return phase.start;
+        }
+        phase.start + draw.below((phase.end - phase.start).max(1))
+    }
+
+    /// Phase `j` of `tries` equal phases of `slot`, inside which challenge `j` opens (the
+    /// whole slot when slots are `open`). Needs no secret: anyone can check that a challenge
+    /// was not issued before its phase began.
+    pub fn phase(&self, slot: &Range<Timestamp>, class: Class, j: u32) -> Range<Timestamp> {
+        if self.slot_mode == crate::SlotMode::Open {
+            return slot.clone();
         }
         let tries = u64::from(self.policy(class).tries().max(1));
         let phase = (slot.end - slot.start) / tries;
         let start = slot.start + u64::from(j).min(tries - 1) * phase;
-        start + draw.below(phase.max(1))
+        start..start + phase
     }
 
     /// Checks a class's policy against the enabled families: every step has a family to take,

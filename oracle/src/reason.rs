@@ -213,6 +213,16 @@ pub enum Reason {
         /// The family's stages.
         stages: usize,
     },
+    /// A challenge whose deadline is not its issue time plus the family's response time.
+    #[error(
+        "the challenge's deadline {deadline} is not its issue time plus the family's response time ({expected})"
+    )]
+    DeadlineMismatch {
+        /// The signed deadline.
+        deadline: Timestamp,
+        /// What the family's configuration gives.
+        expected: Timestamp,
+    },
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -288,6 +298,7 @@ reason_table! {
     Reason::TooManyPasskeys { .. } => "too_many_passkeys", 409;
     Reason::CredentialInUse => "credential_in_use", 409;
     Reason::NoSuchStage { .. } => "no_such_stage", 400;
+    Reason::DeadlineMismatch { .. } => "deadline_mismatch", 422;
 }
 
 impl Reason {
@@ -397,6 +408,10 @@ mod tests {
             },
             Reason::TooManyPasskeys { max: 4 },
             Reason::CredentialInUse,
+            Reason::DeadlineMismatch {
+                deadline: 1,
+                expected: 2,
+            },
         ]
     }
 

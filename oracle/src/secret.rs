@@ -1,6 +1,22 @@
 //! The issuer's secrets and the pure derivations of §5: window secret, challenge seed, family
 //! choice, step openings and issuer assignment. Issuance and audit both go through [`derive_challenge`], so an
 //! auditor with the revealed secret regenerates exactly what the issuer generated.
+//!
+//! # Commitments to window secrets
+//!
+//! Each member commits to `w_t` before window `t` opens, so it cannot pick its secret once the
+//! window's identities, beacon and slots are known (to hand chosen prompts to friends, or grind
+//! for easy draws). The commitment is [`commitment`]`(w_t)`, carried by the member's signed
+//! reveal of window `t − L` with `L =` [`commit_lead`]: that reveal is published when `t − L`
+//! closes, which is before `t` starts. A reveal of `t` whose secret does not match the
+//! commitment is evidence (the member's own two signed reveals). A member's acceptances of `t`
+//! count only if it revealed `t` and the reveal matches its commitment, so withholding a reveal
+//! costs the member the window it withholds, and every window after it up to `L` (those
+//! commitments were in the withheld reveal).
+//!
+//! The genesis windows `t < L` have no earlier reveal to carry a commitment: their reveals are
+//! checked by signature alone, like the predictable beacon of the first windows (see
+//! [`crate::window`]). A deployment should not gate anything on its first `L` windows.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Generated, Registry, Seed};
@@ -18,6 +34,20 @@ pub fn window_secret(node_secret: &[u8; 32], t: u64) -> Digest {
     material[..32].copy_from_slice(node_secret);
     material[32..].copy_from_slice(&t.to_be_bytes());
     Digest(blake3::derive_key("hco window secret v1", &material))
+}
+
+/// How many windows ahead a reveal commits: the reveal of `t` is published once `t` closes
+/// (its end plus grace), which must come before window `t + L` starts.
+pub fn commit_lead(params: &NetworkParams) -> u64 {
+    2 + params.grace_ms / params.window_ms.max(1)
+}
+
+/// The commitment to a window secret, published `L` windows ahead (see the module docs).
+pub fn commitment(w_t: &Digest) -> Digest {
+    Digest(blake3::derive_key(
+        "hco window secret commitment v1",
+        &w_t.0,
+    ))
 }
 
 /// The seed of challenge `(id, t, j)` under window secret `w_t`.
@@ -147,6 +177,21 @@ mod tests {
         let b = [2u8; 32];
         assert_ne!(window_secret(&a, 1), window_secret(&a, 2));
         assert_ne!(window_secret(&a, 1), window_secret(&b, 1));
+    }
+
+    #[test]
+    fn commitments_bind_the_secret_and_lead_past_the_grace_period() {
+        assert_ne!(commitment(&Digest([1; 32])), commitment(&Digest([2; 32])));
+        assert_ne!(commitment(&Digest([1; 32])), Digest([1; 32]));
+        let mut p = crate::testing::params_for(&[NodeId([1; 32])]);
+        for grace in [0, 20_000, 59_999, 60_000, 150_000] {
+            p.grace_ms = grace;
+            let lead = commit_lead(&p);
+            for t in [0u64, 5] {
+                // The reveal of `t` goes out when `t` closes, before `t + lead` starts.
+                assert!(p.closes_at(t) < p.window_start(t + lead), "grace {grace}");
+            }
+        }
     }
 
     #[test]

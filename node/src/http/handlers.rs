@@ -251,9 +251,15 @@ pub async fn current_window(
 
 pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiResult<Json<Value>> {
     let p = state.node.oracle.params().clone();
-    let (active, summaries, cert) = blocking(&state, move |o| {
+    let (active, summaries, cert, evidence, excluded) = blocking(&state, move |o| {
         let l = o.ledger();
-        Ok((o.active_set(t)?.len(), l.summaries(t)?, l.certificate(t)?))
+        Ok((
+            o.active_set(t)?.len(),
+            l.summaries(t)?,
+            l.certificate(t)?,
+            l.evidence(t)?,
+            l.excluded(t)?,
+        ))
     })
     .await?;
     Ok(Json(json!({
@@ -266,6 +272,21 @@ pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiRes
         "summaries": summaries.iter().map(|s| json!({"signer": s.signer, "root": s.summary.root, "count": s.summary.count})).collect::<Vec<_>>(),
         "certified": cert.is_some(),
         "certificate_root": cert.map(|c| c.summary.root),
+        // Members whose acceptances were left out when this node summarized the window, and
+        // the evidence it holds (each piece the accused member's own signed messages).
+        "excluded_members": excluded,
+        "evidence": evidence.iter().map(|e| json!({"accused": e.accused(), "kind": e.kind(), "evidence": e})).collect::<Vec<_>>(),
+    })))
+}
+
+/// Every piece of evidence this node holds against committee members, by window.
+pub async fn evidence(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+    let all = blocking(&state, move |o| {
+        o.ledger().all_evidence().collect::<Result<Vec<_>, _>>()
+    })
+    .await?;
+    Ok(Json(json!({
+        "evidence": all.iter().map(|e| json!({"t": e.window(), "accused": e.accused(), "kind": e.kind(), "evidence": e})).collect::<Vec<_>>(),
     })))
 }
 

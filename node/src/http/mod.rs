@@ -73,6 +73,7 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .route("/v1/windows/{t}/certificate", get(handlers::certificate))
         .route("/v1/windows/{t}/proofs/{id}", get(handlers::proof))
         .route("/v1/windows/{t}/reveals", get(handlers::reveals))
+        .route("/v1/evidence", get(handlers::evidence))
         .route("/healthz", get(handlers::healthz))
         .route("/metrics", get(handlers::metrics))
         .route("/openapi.json", get(openapi::document))

@@ -4,7 +4,7 @@
 
 use hco_oracle::{
     IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedEnrolment,
-    SignedRegister, SignedRequest, WindowCertificate,
+    SignedRegister, SignedRequest, SignedReveal, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -21,16 +21,19 @@ pub enum Topic {
     Reveal,
     /// Passkey enrolments ([`hco_oracle::SignedEnrolment`]) for the presence family.
     Passkey,
+    /// Evidence against a committee member ([`hco_oracle::Evidence`]).
+    Evidence,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 5] = [
+    pub const ALL: [Topic; 6] = [
         Topic::Registry,
         Topic::Acceptance,
         Topic::Summary,
         Topic::Reveal,
         Topic::Passkey,
+        Topic::Evidence,
     ];
 
     /// The gossipsub topic name.
@@ -41,6 +44,7 @@ impl Topic {
             Topic::Summary => "hco/summary/1",
             Topic::Reveal => "hco/reveal/1",
             Topic::Passkey => "hco/passkey/1",
+            Topic::Evidence => "hco/evidence/1",
         }
     }
 
@@ -52,6 +56,7 @@ impl Topic {
             Topic::Summary => "summary",
             Topic::Reveal => "reveal",
             Topic::Passkey => "passkey",
+            Topic::Evidence => "evidence",
         }
     }
 
@@ -149,6 +154,11 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_FETCH`]).
         limit: u32,
     },
+    /// The reveals of window `t` held (at most one per committee member).
+    Reveals {
+        /// Window.
+        t: u64,
+    },
     /// Passkey enrolments after `(id, credential id)`, in that order.
     Passkeys {
         /// Exclusive lower bound.
@@ -169,6 +179,8 @@ pub enum ReconcileReply {
     Identities(Vec<SignedRegister>),
     /// Passkey enrolments with their credential ids.
     Passkeys(Vec<(SignedEnrolment, Vec<u8>)>),
+    /// Reveals of a window.
+    Reveals(Vec<SignedReveal>),
     /// A rejection.
     Rejected(Rejection),
 }

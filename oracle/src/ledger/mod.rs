@@ -13,12 +13,15 @@
 //! | `summaries` | `t ‖ node` | [`SignedSummary`] |
 //! | `certs` | `t` | [`WindowCertificate`] |
 //! | `reveals` | `t ‖ node` | [`SignedReveal`] |
+//! | `evidence` | `t ‖ node ‖ digest` | [`crate::Evidence`] against that member in window `t` |
+//! | `excluded` | `t` | the members whose acceptances of `t` were left out when `t` was summarized |
 //!
 //! A window's active set is derived from `accepted` by one range scan (identities whose accepted
 //! challenges cover every step of their class's policy), so there is no second tree to keep
 //! consistent across a crash.
 //! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
 
+mod evidence;
 mod group_commit;
 pub mod keys;
 mod sequence;
@@ -123,6 +126,8 @@ pub struct Ledger {
     summaries: sled::Tree,
     certs: sled::Tree,
     reveals: sled::Tree,
+    evidence: sled::Tree,
+    excluded: sled::Tree,
     commit: GroupCommit,
 }
 
@@ -188,6 +193,8 @@ impl Ledger {
             summaries: db.open_tree("summaries")?,
             certs: db.open_tree("certs")?,
             reveals: db.open_tree("reveals")?,
+            evidence: db.open_tree("evidence")?,
+            excluded: db.open_tree("excluded")?,
             db,
             commit: GroupCommit::default(),
         })
@@ -556,7 +563,8 @@ impl Ledger {
             .transpose()
     }
 
-    /// Removes every window-keyed record of windows before `t` (identities are kept).
+    /// Removes every window-keyed record of windows before `t` (identities and evidence are
+    /// kept).
     pub fn prune_before(&self, t: u64) -> Result<PruneStats, LedgerError> {
         let end = keys::window(t);
         let mut removed = 0;
@@ -567,6 +575,7 @@ impl Ledger {
             &self.summaries,
             &self.certs,
             &self.reveals,
+            &self.excluded,
         ] {
             let mut batch = sled::Batch::default();
             for key in tree.range(..&end[..]).keys() {

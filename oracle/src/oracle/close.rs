@@ -12,7 +12,6 @@ use crate::certificate::{
 };
 use crate::ledger::LedgerError;
 use crate::lifecycle::{IdentityStatus, status};
-use crate::secret::window_secret;
 use crate::{Digest, IdentityId, NodeId, Reason, SealedAcceptance, Timestamp};
 
 use super::{Oracle, Outcome};
@@ -20,7 +19,8 @@ use super::{Oracle, Outcome};
 impl Oracle {
     /// The active set of window `t`: every identity whose accepted challenges pass every step
     /// of its class's policy, with that class (the class of the families it answered), sorted
-    /// by identity.
+    /// by identity. Once `t` is summarized, acceptances of the members left out of it
+    /// ([`Oracle::excluded_members`]) no longer count.
     pub fn active_set(&self, t: u64) -> Result<Vec<(IdentityId, Class)>, LedgerError> {
         let mut out = Vec::new();
         let mut current: Option<(IdentityId, Vec<String>)> = None;
@@ -49,9 +49,13 @@ impl Oracle {
             }
             Ok(())
         };
+        let excluded = self.ledger.excluded(t)?.unwrap_or_default();
         for sealed in self.ledger.acceptances(t) {
             let sealed = sealed?;
             let c = sealed.acceptance.challenge();
+            if excluded.contains(&c.issuer) {
+                continue;
+            }
             match &mut current {
                 Some((id, families)) if *id == c.id => families.push(c.family.clone()),
                 _ => {
@@ -74,11 +78,33 @@ impl Oracle {
     }
 
     /// Signs this node's summary of closed window `t` and stores it (and a certificate if a
-    /// quorum now agrees).
+    /// quorum now agrees). First it stores its own reveal of `t`, audits `t` with the reveals
+    /// held (findings become evidence) and fixes the members left out of `t`; call it once the
+    /// committee's reveals of `t` had time to arrive. A window summarized before keeps its
+    /// summary.
     pub fn summarize(&self, t: u64, now: Timestamp) -> Outcome<SignedSummary> {
         if let Err(reason) = self.check_closed(t, now) {
             return Ok(Err(reason));
         }
+        if let Some(mine) = self
+            .ledger
+            .summaries(t)?
+            .into_iter()
+            .find(|s| s.signer == self.node)
+        {
+            return Ok(Ok(mine));
+        }
+        self.record_reveal(&self.own_reveal(t))?;
+        // This node's own acceptances passed its own verification: audit the others'.
+        let others: Vec<SealedAcceptance> = self
+            .ledger
+            .acceptances(t)
+            .filter(|s| s.as_ref().map_or(true, |s| s.seal.issuer != self.node))
+            .collect::<Result<_, _>>()?;
+        let report = self.audit_acceptances(t, &others)?;
+        self.keep_evidence(report.findings.iter().map(Into::into).collect())?;
+        let excluded = self.excluded_members(t)?;
+        self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_set(t)?;
         let (summary, _) = WindowSummary::of(t, active, self.params_digest);
         let signed = SignedSummary::new(&self.key, summary);
@@ -87,12 +113,13 @@ impl Oracle {
         Ok(Ok(signed))
     }
 
-    /// Records a peer's summary; returns the window's certificate if one now exists.
+    /// Records a peer's summary (a second, different one from the same signer is kept as
+    /// evidence); returns the window's certificate if one now exists.
     pub fn add_summary(&self, s: &SignedSummary) -> Outcome<Option<WindowCertificate>> {
         if let Err(reason) = s.check(&self.params) {
             return Ok(Err(reason));
         }
-        self.ledger.put_summary(s)?;
+        self.record_summary(s)?;
         Ok(Ok(self.try_certify(s.summary.t)?))
     }
 
@@ -100,7 +127,14 @@ impl Oracle {
         if let Some(cert) = self.ledger.certificate(t)? {
             return Ok(Some(cert));
         }
-        let summaries = self.ledger.summaries(t)?;
+        // A member that signed two summaries of `t` counts for neither.
+        let equivocators = self.equivocators(t)?;
+        let summaries: Vec<SignedSummary> = self
+            .ledger
+            .summaries(t)?
+            .into_iter()
+            .filter(|s| !equivocators.contains(&s.signer))
+            .collect();
         let cert = assemble(&summaries, self.params.quorum);
         if let Some(cert) = &cert {
             self.ledger.put_certificate(cert)?;
@@ -144,12 +178,15 @@ impl Oracle {
         if let Err(reason) = self.check_closed(t, now) {
             return Ok(Err(reason));
         }
-        let reveal = SignedReveal::new(&self.key, t, window_secret(&self.node_secret, t));
-        self.ledger.put_reveal(&reveal)?;
+        let reveal = self.own_reveal(t);
+        self.record_reveal(&reveal)?;
+        self.ledger.make_durable()?;
         Ok(Ok(reveal))
     }
 
-    /// Records a peer's reveal, refusing one for a window not yet closed at `now`.
+    /// Records a peer's reveal, refusing one for a window not yet closed at `now`. A second,
+    /// different reveal of the window, or one not opening the member's commitment, is kept as
+    /// evidence (and the reveal still accepted: it is the member's own signed message).
     pub fn add_reveal(&self, reveal: &SignedReveal, now: Timestamp) -> Outcome<()> {
         if let Err(reason) = reveal
             .check(&self.params)
@@ -157,12 +194,26 @@ impl Oracle {
         {
             return Ok(Err(reason));
         }
-        self.ledger.put_reveal(reveal)?;
+        self.record_reveal(reveal)?;
         Ok(Ok(()))
     }
 
-    /// Audits every acceptance of window `t` this node holds against the reveals it holds.
+    /// Audits every acceptance of window `t` this node holds against the reveals it holds;
+    /// each finding is kept as evidence against its issuer.
     pub fn audit(&self, t: u64) -> Result<AuditReport, LedgerError> {
+        let acceptances: Vec<SealedAcceptance> =
+            self.ledger.acceptances(t).collect::<Result<_, _>>()?;
+        let report = self.audit_acceptances(t, &acceptances)?;
+        self.keep_evidence(report.findings.iter().map(Into::into).collect())?;
+        Ok(report)
+    }
+
+    /// Audits `acceptances` of window `t` against the reveals held.
+    pub(super) fn audit_acceptances(
+        &self,
+        t: u64,
+        acceptances: &[SealedAcceptance],
+    ) -> Result<AuditReport, LedgerError> {
         let reveals: BTreeMap<NodeId, Digest> = self
             .ledger
             .reveals(t)?
@@ -170,8 +221,6 @@ impl Oracle {
             .filter(|r| r.check(&self.params).is_ok())
             .map(|r| (r.reveal.node, r.reveal.secret))
             .collect();
-        let acceptances: Vec<SealedAcceptance> =
-            self.ledger.acceptances(t).collect::<Result<_, _>>()?;
         let beacon = self.beacon(t)?;
         let ledger = &self.ledger;
         Ok(audit_window(
@@ -192,7 +241,7 @@ impl Oracle {
                     .collect();
                 Some(crate::audit::Audited { profile, passkeys })
             },
-            &acceptances,
+            acceptances,
         ))
     }
 

@@ -5,7 +5,9 @@
 //! nothing here reads a clock, opens a socket or spawns a task.
 
 mod close;
+mod envelope;
 mod identity;
+mod integrity;
 mod issue;
 mod live;
 mod remote;
@@ -23,6 +25,7 @@ use crate::secret::node_secret;
 use crate::window::{BEACON_LOOKBACK, slot_beacon};
 use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Reason};
 
+pub use envelope::blames_sender;
 pub use identity::ENROLMENT_TTL_MS;
 pub use issue::IssuedChallenge;
 pub use live::{STREAM_DOMAIN, stream_digest};

@@ -1,4 +1,10 @@
 //! Acceptances sealed by other committee members, received by gossip or reconciliation.
+//!
+//! Each is checked as far as a member without the issuer's window secret can: the seal and
+//! the issuer's assignment, the identity's signature, and every check the issuer ran on the
+//! envelope (see [`super::envelope`]) with the signed receipt time standing for the issuer's
+//! clock. What needs the secret (prompt, answer key, exact opening moment) is left to the
+//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored.
 
 use std::collections::HashSet;
 
@@ -10,8 +16,11 @@ use super::{Oracle, Outcome};
 
 impl Oracle {
     /// Records acceptances sealed by another committee member (gossip or reconciliation).
-    /// Checks each seal, the issuer's assignment and the identity's signature; returns how many
-    /// were new. Durable when it returns.
+    /// Checks each seal, the issuer's assignment, the envelope as the issuer checked it, the
+    /// human-speed floor and the identity's signature; returns how many were new. The batch is
+    /// all or nothing: the first failing acceptance's reason rejects it and nothing is written.
+    /// Durable when it returns. [`super::blames_sender`] tells whether a reason proves the
+    /// sender wrong.
     pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
         let mut good_seals = HashSet::new();
         for s in batch {
@@ -32,6 +41,9 @@ impl Oracle {
             if good_seals.insert(s.seal.sig)
                 && let Err(reason) = s.seal.check_signature()
             {
+                return Ok(Err(reason));
+            }
+            if let Err(reason) = self.check_remote_envelope(s)? {
                 return Ok(Err(reason));
             }
         }
@@ -80,5 +92,25 @@ impl Oracle {
             self.ledger.make_durable()?;
         }
         Ok(Ok(fresh))
+    }
+
+    /// The issuer's secret-free checks of one acceptance, at its signed receipt time.
+    fn check_remote_envelope(&self, s: &SealedAcceptance) -> Outcome<()> {
+        let a = &s.acceptance;
+        if let Err(reason) = crate::messages::check_version(a.version)
+            .and_then(|()| crate::messages::check_version(a.response.version))
+        {
+            return Ok(Err(reason));
+        }
+        let c = a.challenge();
+        let envelope = match self.check_envelope(c, &a.response.answer, a.accepted_at)? {
+            Ok(envelope) => envelope,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        Ok(super::envelope::solve_time(
+            envelope.config,
+            c,
+            a.accepted_at,
+        ))
     }
 }

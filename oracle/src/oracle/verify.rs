@@ -206,56 +206,13 @@ impl Oracle {
                 Err(reason) => reason,
             }));
         }
-        // 2. The window is open (current, or within grace).
-        if let Err(reason) = self.params.window_open(c.t, now) {
-            return Ok(Err(reason));
-        }
-        // The challenge was issued inside the identity's slot.
-        let slot = self.slot(c.t, &c.id)?;
-        if !slot.contains(&c.issued_at) {
-            return Ok(Err(Reason::OutsideSlot {
-                at: c.issued_at,
-                slot_start: slot.start,
-                slot_end: slot.end,
-            }));
-        }
-        // 3. Deadline, on this node's clock.
-        if now > c.deadline {
-            return Ok(Err(Reason::ChallengeExpired {
-                now,
-                deadline: c.deadline,
-            }));
-        }
-        // 4. Registered, with the family's class.
-        let Some(profile) = self.profile_of(&c.id)? else {
-            return Ok(Err(Reason::UnknownIdentity));
+        // 2–6. Window and grace, slot and step phase, deadline, registration and class, index
+        // and family, answer size: the checks every member repeats on our acceptance.
+        let envelope = match self.check_envelope(c, &r.answer, now)? {
+            Ok(envelope) => envelope,
+            Err(reason) => return Ok(Err(reason)),
         };
-        let class = profile.class;
-        let Some(family) = self
-            .registry
-            .get(&c.family)
-            .filter(|_| self.params.family(&c.family).is_some())
-        else {
-            return Ok(Err(Reason::UnknownFamily(c.family.clone())));
-        };
-        if family.class() != class {
-            return Ok(Err(Reason::WrongClass {
-                registered: class,
-                required: family.class(),
-            }));
-        }
-        if r.answer.len() > family.max_answer_len() {
-            return Ok(Err(Reason::AnswerTooLarge {
-                len: r.answer.len(),
-                max: family.max_answer_len(),
-            }));
-        }
-        // A signed stage request is not a final answer (and must not end the challenge).
-        if family.stages() > 1 && super::parse_stage_answer(&r.answer).is_some() {
-            return Ok(Err(Reason::Malformed(
-                "a stage answer sent as a final answer".into(),
-            )));
-        }
+        let (profile, config, family) = (envelope.profile, envelope.config, envelope.family);
         // An answered challenge is refused below, after the signature check; skip the costly
         // regeneration of its key for floods of answers to it.
         if self.ledger.is_answered(c.t, &c.id, c.j)? {
@@ -268,10 +225,8 @@ impl Oracle {
         // 7. The verdict on the answer (reported after signature and replay): faster than a
         // person, or wrong against the regenerated key. The envelope matched our record, so
         // only the answer key is needed: no re-signing.
-        let elapsed_ms = now.saturating_sub(c.issued_at);
-        let min_ms = self.params.min_solve_ms(&c.family);
-        let answer = if elapsed_ms < min_ms {
-            Err(Reason::TooFast { elapsed_ms, min_ms })
+        let answer = if let Err(too_fast) = super::envelope::solve_time(config, c, now) {
+            Err(too_fast)
         } else {
             let w_t = window_secret(&self.node_secret, c.t);
             let passkeys = if family.uses_passkeys() {

@@ -1,11 +1,14 @@
 //! Integration tests of the protocol core: one binary, modules per concern.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions unwrap too
 
+mod byzantine;
 mod committee;
+mod integrity;
 mod ledger_model;
 mod policy;
 mod presence;
 mod rejections;
+mod remote_property;
 mod rules_property;
 mod stages;
 mod support;

@@ -1,0 +1,178 @@
+//! The committee's integrity at window close: reveals checked against their commitments,
+//! equivocations and audit findings kept as [`Evidence`], and the members whose acceptances
+//! of a window are left out of its certified active set.
+//!
+//! A member's acceptances of `t` count only if it revealed `w_t`, the reveal opens the
+//! commitment of its reveal of `t − L` (genesis windows `t < L` excepted, see
+//! [`crate::secret`]), and no evidence against it concerns `t`. The list is fixed when this
+//! node summarizes `t` (stored in the ledger), so the window's active set never changes after.
+
+use crate::audit::SignedReveal;
+use crate::ledger::LedgerError;
+use crate::secret::{commit_lead, commitment, window_secret};
+use crate::{Evidence, NodeId, Reason, SignedSummary};
+
+use super::{Oracle, Outcome};
+
+impl Oracle {
+    /// This node's signed reveal of `t`, committing to its secret of `t + L`.
+    pub(super) fn own_reveal(&self, t: u64) -> SignedReveal {
+        let next = window_secret(
+            &self.node_secret,
+            t.saturating_add(commit_lead(&self.params)),
+        );
+        SignedReveal::new(
+            &self.key,
+            t,
+            window_secret(&self.node_secret, t),
+            commitment(&next),
+        )
+    }
+
+    /// Stores a checked reveal; a second, different reveal of the same window or one that does
+    /// not open its commitment (in either order of arrival) is stored as evidence. Returns the
+    /// new evidence.
+    pub(super) fn record_reveal(&self, r: &SignedReveal) -> Result<Vec<Evidence>, LedgerError> {
+        let (t, node) = (r.reveal.t, r.reveal.node);
+        let mut found = Vec::new();
+        match self.ledger.reveal(t, &node)? {
+            Some(first) if first != *r => {
+                found.push(Evidence::DoubleReveal {
+                    first,
+                    second: r.clone(),
+                });
+            }
+            Some(_) => {}
+            None => {
+                self.ledger.put_reveal(r)?;
+                let lead = commit_lead(&self.params);
+                let earlier = match t.checked_sub(lead) {
+                    Some(before) => self.ledger.reveal(before, &node)?,
+                    None => None,
+                };
+                if let Some(earlier) = earlier
+                    && earlier.reveal.next != commitment(&r.reveal.secret)
+                {
+                    found.push(Evidence::BrokenCommitment {
+                        earlier,
+                        reveal: r.clone(),
+                    });
+                }
+                if let Some(later) = self.ledger.reveal(t.saturating_add(lead), &node)?
+                    && r.reveal.next != commitment(&later.reveal.secret)
+                {
+                    found.push(Evidence::BrokenCommitment {
+                        earlier: r.clone(),
+                        reveal: later,
+                    });
+                }
+            }
+        }
+        self.keep_evidence(found)
+    }
+
+    /// Stores a peer's summary as [`crate::ledger::Ledger::put_summary`] does, and evidence if
+    /// the signer already signed another summary of the window.
+    pub(super) fn record_summary(&self, s: &SignedSummary) -> Result<Vec<Evidence>, LedgerError> {
+        let first = self
+            .ledger
+            .summaries(s.summary.t)?
+            .into_iter()
+            .find(|held| held.signer == s.signer);
+        match first {
+            Some(first) if first.summary != s.summary => {
+                self.keep_evidence(vec![Evidence::DoubleSummary {
+                    first,
+                    second: s.clone(),
+                }])
+            }
+            Some(_) => Ok(Vec::new()),
+            None => {
+                self.ledger.put_summary(s)?;
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// Stores evidence; returns what was new.
+    pub(super) fn keep_evidence(&self, found: Vec<Evidence>) -> Result<Vec<Evidence>, LedgerError> {
+        let mut fresh = Vec::new();
+        for e in found {
+            if self.ledger.put_evidence(&e)? {
+                fresh.push(e);
+            }
+        }
+        if !fresh.is_empty() {
+            self.ledger.make_durable()?;
+        }
+        Ok(fresh)
+    }
+
+    /// Records evidence received from a peer after checking it: standalone contradictions by
+    /// their signatures, a failed audit by auditing the acceptance again here (which needs the
+    /// issuer's reveal and the identity's registration). Returns whether it was new.
+    pub fn add_evidence(&self, e: &Evidence) -> Outcome<bool> {
+        if let Err(reason) = e.check(&self.params) {
+            return Ok(Err(reason));
+        }
+        if let Evidence::FailedAudit { acceptance, .. } = e {
+            let t = acceptance.seal.t;
+            if self.ledger.reveal(t, &acceptance.seal.issuer)?.is_none() {
+                return Ok(Err(Reason::Malformed(
+                    "no reveal of the issuer to audit the acceptance with".into(),
+                )));
+            }
+            let report = self.audit_acceptances(t, std::slice::from_ref(acceptance))?;
+            let Some(finding) = report.findings.first() else {
+                return Ok(Err(Reason::Malformed(
+                    "the acceptance passes the audit here".into(),
+                )));
+            };
+            return Ok(Ok(!self.keep_evidence(vec![finding.into()])?.is_empty()));
+        }
+        Ok(Ok(!self.keep_evidence(vec![e.clone()])?.is_empty()))
+    }
+
+    /// The members whose acceptances of closed window `t` are left out: those that did not
+    /// reveal `t` (this node counts as revealed), those whose reveal has no commitment to open
+    /// outside the genesis windows, and those with evidence concerning `t`.
+    pub fn excluded_members(&self, t: u64) -> Result<Vec<NodeId>, LedgerError> {
+        let evidence = self.ledger.evidence(t)?;
+        let lead = commit_lead(&self.params);
+        let mut out = Vec::new();
+        for member in &self.params.committee {
+            let own = *member == self.node;
+            let revealed = own || self.checked_reveal(t, member)?;
+            let committed = own
+                || match t.checked_sub(lead) {
+                    None => true,
+                    Some(before) => self.checked_reveal(before, member)?,
+                };
+            let accused = evidence
+                .iter()
+                .any(|e| e.accused() == *member && e.excludes_acceptances());
+            if !revealed || !committed || accused {
+                out.push(*member);
+            }
+        }
+        Ok(out)
+    }
+
+    fn checked_reveal(&self, t: u64, member: &NodeId) -> Result<bool, LedgerError> {
+        Ok(self
+            .ledger
+            .reveal(t, member)?
+            .is_some_and(|r| r.check(&self.params).is_ok()))
+    }
+
+    /// Members that signed two summaries of `t`: their summaries do not count for it.
+    pub(super) fn equivocators(&self, t: u64) -> Result<Vec<NodeId>, LedgerError> {
+        Ok(self
+            .ledger
+            .evidence(t)?
+            .iter()
+            .filter(|e| matches!(e, Evidence::DoubleSummary { .. }))
+            .map(Evidence::accused)
+            .collect())
+    }
+}
