@@ -1,7 +1,8 @@
 //! Staged answers of multi-stage families ([`hco_challenges::Family::stages`]): the answer to
 //! the first stages of a challenge, identity-signed like any answer, unlocks the next stage's
-//! prompt. The same checks as a final answer come first (issuer record, window, slot,
-//! deadline, identity, family, size, not answered, identity signature); a wrong partial answer
+//! prompt. The same checks as a final answer come first (issuer record, then the secret-free
+//! envelope of `envelope.rs`: window, slot, deadline, identity, step, family, size; then
+//! identity signature, not answered); a wrong partial answer
 //! is then final exactly as a wrong answer is (recorded as answered), and a right one gets the
 //! next prompt, re-derived from the seed: nothing is stored.
 //!
@@ -63,39 +64,15 @@ impl Oracle {
                 Err(reason) => reason,
             }));
         }
-        if let Err(reason) = self.params.window_open(c.t, now) {
-            return Ok(Err(reason));
-        }
-        let slot = self.slot(c.t, &c.id)?;
-        if !slot.contains(&c.issued_at) {
-            return Ok(Err(Reason::OutsideSlot {
-                at: c.issued_at,
-                slot_start: slot.start,
-                slot_end: slot.end,
-            }));
-        }
-        if now > c.deadline {
-            return Ok(Err(Reason::ChallengeExpired {
-                now,
-                deadline: c.deadline,
-            }));
-        }
-        let Some(profile) = self.profile_of(&c.id)? else {
-            return Ok(Err(Reason::UnknownIdentity));
-        };
-        let Some(family) = self.registry.get(&c.family).cloned() else {
-            return Ok(Err(Reason::UnknownFamily(c.family.clone())));
+        // The checks of a final answer that need no secret, on the partial answer.
+        let (profile, family) = match self.check_envelope(c, partial, now)? {
+            Ok(envelope) => (envelope.profile, envelope.family.clone()),
+            Err(reason) => return Ok(Err(reason)),
         };
         if k == 0 || k >= family.stages() {
             return Ok(Err(Reason::NoSuchStage {
                 stage: k,
                 stages: family.stages(),
-            }));
-        }
-        if r.answer.len() > family.max_answer_len() + 16 {
-            return Ok(Err(Reason::AnswerTooLarge {
-                len: r.answer.len(),
-                max: family.max_answer_len() + 16,
             }));
         }
         let key = self.keys.key(&c.id);

@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 use ed25519_dalek::SigningKey;
 use hco_challenges::presence::{AttestationMode, Presence, PresencePolicy, SoftAuthenticator};
 use hco_challenges::{Class, Prompt, Registry, Seed, SeedStream};
-use hco_oracle::secret::{derive_challenge, node_secret, window_secret};
 use hco_oracle::{
-    ClassPolicies, FamilyConfig, IdentityId, IssuedChallenge, Ledger, LifecycleParams,
-    LightVerifier, NetworkParams, Oracle, Reason, Response, SignedEnrolment, SignedRegister,
-    SignedRequest, SlotMode, Step, WindowPolicy, testing,
+    ClassPolicies, FamilyConfig, IssuedChallenge, Ledger, LifecycleParams, LightVerifier,
+    NetworkParams, Oracle, Reason, Response, SignedEnrolment, SignedRegister, SignedRequest,
+    SlotMode, Step, WindowPolicy, testing,
 };
 
 use crate::support::{footprint, reference, solve};
