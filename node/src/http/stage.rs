@@ -23,7 +23,10 @@ pub async fn answer(
     let outcome = tokio::task::spawn_blocking(move || oracle.answer_stage(&response, now))
         .await
         .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)?;
+        .map_err(|e| {
+            state.node.supervisor.storage_failed("a stage answer", &e);
+            ApiError::internal(e)
+        })?;
     match outcome {
         Ok((stage, prompt)) => Ok(Json(StageView {
             stage,

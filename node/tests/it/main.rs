@@ -11,4 +11,5 @@ mod cli;
 mod corpus;
 mod devnet;
 mod gossip;
+mod limits;
 mod support;
