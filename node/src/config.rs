@@ -42,6 +42,8 @@ pub struct AgentSection {
     pub session_timeout: Duration,
     /// Sessions open at once.
     pub max_sessions: usize,
+    /// Sessions open at once from one client address (0: no limit beyond `max_sessions`).
+    pub max_sessions_per_ip: usize,
     /// Lifetime of an admission credential.
     #[serde(with = "humantime_serde")]
     pub credential_ttl: Duration,
@@ -58,6 +60,7 @@ impl Default for AgentSection {
             round_budget: Duration::from_secs(15),
             session_timeout: Duration::from_secs(120),
             max_sessions: 10_000,
+            max_sessions_per_ip: 8,
             credential_ttl: Duration::from_secs(24 * 3600),
             corpus_dir: None,
             retired_sets: None,
@@ -97,6 +100,69 @@ pub struct HttpSection {
     pub request_timeout: Duration,
     /// Test and devnet only: `POST /admin/peers/{node}/block|unblock` edits the libp2p block list.
     pub admin: bool,
+    /// Rate and concurrency limits per client address and per identity (`[http.limits]`).
+    pub limits: HttpLimits,
+}
+
+/// `[http.limits]`: what one client may ask of the gateway. Clients are told apart by their
+/// address (IPv6 by its /64 prefix); a request over a limit is refused with 429 and the code
+/// `rate_limited` (or 503 `overloaded` when the whole gateway is busy) and leaves no state.
+/// A rate or count of 0 disables that limit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpLimits {
+    /// Sustained requests per second from one client address.
+    pub per_ip_rate: u32,
+    /// Requests one client address may send at once above its rate.
+    pub per_ip_burst: u32,
+    /// Requests of one client address handled at the same time.
+    pub per_ip_concurrent: u32,
+    /// Sustained requests per second naming one identity (registration, enrolment, challenge
+    /// requests and responses), whatever their address.
+    pub per_identity_rate: u32,
+    /// Requests naming one identity accepted at once above its rate.
+    pub per_identity_burst: u32,
+    /// Requests handled at the same time by the whole gateway; beyond, 503 `overloaded`.
+    pub max_concurrent: u32,
+    /// New identities this gateway registers per window (its quota of a window's registration
+    /// cost); beyond, 429 `registration_quota` until the next window. Registrations arriving
+    /// by gossip from other members are not counted.
+    pub registrations_per_window: u32,
+    /// Reverse proxies in front of the gateway: for a request from one of these addresses the
+    /// client is the last address of its `X-Forwarded-For` header. Empty: every client is the
+    /// address of its connection.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            per_ip_rate: 50,
+            per_ip_burst: 100,
+            per_ip_concurrent: 32,
+            per_identity_rate: 5,
+            per_identity_burst: 20,
+            max_concurrent: 1024,
+            registrations_per_window: 100_000,
+            trusted_proxies: Vec::new(),
+        }
+    }
+}
+
+impl HttpLimits {
+    /// No limit at all (load generators on loopback, in-process tests).
+    pub fn unlimited() -> Self {
+        Self {
+            per_ip_rate: 0,
+            per_ip_burst: 0,
+            per_ip_concurrent: 0,
+            per_identity_rate: 0,
+            per_identity_burst: 0,
+            max_concurrent: 0,
+            registrations_per_window: 0,
+            trusted_proxies: Vec::new(),
+        }
+    }
 }
 
 impl Default for HttpSection {
@@ -106,6 +172,7 @@ impl Default for HttpSection {
             max_body_bytes: 64 * 1024,
             request_timeout: Duration::from_secs(10),
             admin: false,
+            limits: HttpLimits::default(),
         }
     }
 }
@@ -145,10 +212,13 @@ impl Default for P2pSection {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LedgerSection {
-    /// Windows of records kept; older ones are pruned (identities are kept).
+    /// Windows of records kept; older ones are pruned (identities are kept, except idle ones).
     pub retention_windows: u64,
     /// Closed windows a restarted node catches up on.
     pub catch_up_windows: u64,
+    /// Identities registered this many windows ago that never had a challenge issued nor an
+    /// acceptance recorded (nor a passkey) are removed; they may register again. 0: never.
+    pub idle_identity_windows: u64,
 }
 
 impl Default for LedgerSection {
@@ -156,6 +226,7 @@ impl Default for LedgerSection {
         Self {
             retention_windows: 10_000,
             catch_up_windows: 16,
+            idle_identity_windows: 1440,
         }
     }
 }

@@ -155,6 +155,9 @@ pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result
         config.node.data_dir = dir.join(format!("node{i}"));
         config.http.listen = ([127, 0, 0, 1], ports[i].0).into();
         config.http.admin = admin;
+        // Load generators and tests drive a devnet from one loopback address.
+        config.http.limits = crate::config::HttpLimits::unlimited();
+        config.agent.max_sessions_per_ip = 0;
         config.p2p.listen = vec![format!("/ip4/127.0.0.1/tcp/{}", ports[i].1)];
         config.p2p.bootstrap = (0..n)
             .filter(|j| *j != i)

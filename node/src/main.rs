@@ -9,11 +9,13 @@ mod corpus;
 mod devnet;
 mod driver;
 mod http;
+mod idle;
 mod keyfile;
 mod metrics;
 mod network;
 mod run;
 mod service;
+mod supervise;
 
 use std::path::PathBuf;
 

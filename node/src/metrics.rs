@@ -1,4 +1,9 @@
 //! Prometheus metrics: one registry built at start and passed explicitly to each component.
+//! Label values come only from fixed sets (reason codes, topics, queues) or from the configured
+//! families: a family name read from a client's message is counted under `other` unless the
+//! network enables it, so nobody can grow the number of series.
+
+use std::sync::RwLock;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -78,7 +83,14 @@ pub struct Metrics {
     pub audit_findings: Counter,
     /// Evidence against committee members in summarized windows, by kind and member.
     pub evidence: Family<EvidenceLabel, Counter>,
+    /// Identities removed because they were never active.
+    pub identities_pruned: Counter,
+    /// The configured families: the only `family` label values besides `none` and `other`.
+    families: RwLock<Vec<String>>,
 }
+
+/// The `family` label of a family that is not configured.
+pub const OTHER_FAMILY: &str = "other";
 
 impl Metrics {
     /// Creates the metrics and registers them under `hco_`.
@@ -98,6 +110,8 @@ impl Metrics {
             peers_banned: Counter::default(),
             audit_findings: Counter::default(),
             evidence: Family::default(),
+            identities_pruned: Counter::default(),
+            families: RwLock::new(Vec::new()),
         };
         let r = registry.sub_registry_with_prefix("hco");
         r.register("challenges_issued", "Challenges issued", m.issued.clone());
@@ -162,6 +176,11 @@ impl Metrics {
             "Evidence against committee members (failed audits, broken commitments, double reveals or summaries) in summarized windows",
             m.evidence.clone(),
         );
+        r.register(
+            "identities_pruned",
+            "Identities removed because they were never active",
+            m.identities_pruned.clone(),
+        );
         m
     }
 
@@ -181,6 +200,9 @@ impl Metrics {
     /// Creates the known series at zero, so dashboards and alerts see them before the first
     /// event (an empty family is not exported at all).
     pub fn preregister(&self, families: &[&str]) {
+        if let Ok(mut known) = self.families.write() {
+            known.extend(families.iter().map(|f| (*f).to_owned()));
+        }
         for family in families {
             let _ = self.issued.get_or_create(&FamilyLabel {
                 family: (*family).into(),
@@ -213,12 +235,26 @@ impl Metrics {
         }
     }
 
-    /// Counts a rejection.
+    /// The `family` label for a family name from a message: itself when configured, else
+    /// [`OTHER_FAMILY`].
+    pub fn family_label(&self, family: &str) -> String {
+        let known = self
+            .families
+            .read()
+            .is_ok_and(|known| known.iter().any(|f| f == family));
+        if known { family } else { OTHER_FAMILY }.to_owned()
+    }
+
+    /// Counts a rejection; `family` may come from the client (it is mapped to a fixed label).
     pub fn reject(&self, reason: &str, family: Option<&str>) {
+        let family = match family {
+            Some(f) => self.family_label(f),
+            None => "none".to_owned(),
+        };
         self.rejected
             .get_or_create(&RejectLabel {
                 reason: reason.into(),
-                family: family.unwrap_or("none").into(),
+                family,
             })
             .inc();
     }
@@ -230,5 +266,33 @@ impl Metrics {
                 queue: queue.into(),
             })
             .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prometheus_client::encoding::text::encode;
+
+    use super::*;
+
+    #[test]
+    fn a_client_chosen_family_name_is_counted_under_other() {
+        let mut registry = Registry::default();
+        let metrics = Metrics::new(&mut registry);
+        metrics.preregister(&["proof_of_work"]);
+        metrics.reject("answer_mismatch", Some("proof_of_work"));
+        for i in 0..1000 {
+            metrics.reject("bad_challenge_signature", Some(&format!("junk{i}")));
+        }
+        metrics.reject("bad_challenge_signature", Some("other"));
+        let mut text = String::new();
+        encode(&mut text, &registry).unwrap();
+        assert!(text.contains(
+            r#"hco_rejections_total{reason="answer_mismatch",family="proof_of_work"} 1"#
+        ));
+        assert!(text.contains(
+            r#"hco_rejections_total{reason="bad_challenge_signature",family="other"} 1001"#
+        ));
+        assert!(!text.contains("junk"), "no series per client-chosen name");
     }
 }

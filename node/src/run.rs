@@ -11,11 +11,11 @@ use hco_challenges::narrative::{Corpus, RetiredSets};
 use hco_oracle::admission_game::{AdmissionGame, GameParams};
 use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::driver::{self, DriverOptions};
 use crate::http::{self, AppState};
+use crate::idle;
 use crate::keyfile::{self, KeyKind};
 use crate::metrics::Metrics;
 use crate::network::{self, NetworkEvent};
@@ -57,7 +57,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     )?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let node = Node::start(oracle, net, metrics, clock);
-    let shutdown = CancellationToken::new();
+    let supervisor = node.supervisor.clone();
+    let shutdown = supervisor.shutdown();
 
     let listener = tokio::net::TcpListener::bind(config.http.listen)
         .await
@@ -70,7 +71,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let http_url = format!("http://{}", listener.local_addr()?);
 
     // The swarm reports its listen addresses first; wait for them to announce the node.
-    let network_task = tokio::spawn(event_loop.run(shutdown.clone()));
+    supervisor.spawn_critical("network", event_loop.run(shutdown.clone()));
     let mut p2p = Vec::new();
     while let Ok(Some(NetworkEvent::Listening(addr))) =
         tokio::time::timeout(std::time::Duration::from_millis(500), events.recv()).await
@@ -89,25 +90,24 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     )?;
     tracing::info!(node = %me, http = %http_url, window_ms = params.window_ms, committee = params.committee.len(), "node started");
 
-    tokio::spawn(service::run_events(node.clone(), events));
+    // A critical task that ends stops the node rather than leaving it limping.
+    supervisor.spawn_critical("event pump", service::run_events(node.clone(), events));
     let options = DriverOptions {
         retention_windows: config.ledger.retention_windows,
         catch_up_windows: config.ledger.catch_up_windows,
     };
-    let driver_task = tokio::spawn(driver::run(node.clone(), options, shutdown.clone()));
-
-    // A critical task that ends stops the node rather than leaving it limping.
-    let watchdog = shutdown.clone();
-    tokio::spawn(async move {
-        let which = tokio::select! {
-            r = network_task => ("network", r),
-            r = driver_task => ("window driver", r),
-        };
-        if !watchdog.is_cancelled() {
-            tracing::error!(task = which.0, result = ?which.1, "a critical task ended; stopping the node");
-            watchdog.cancel();
-        }
-    });
+    supervisor.spawn_critical(
+        "window driver",
+        driver::run(node.clone(), options, shutdown.clone()),
+    );
+    supervisor.spawn_critical(
+        "identity pruning",
+        idle::run(
+            node.clone(),
+            config.ledger.idle_identity_windows,
+            shutdown.clone(),
+        ),
+    );
     let signals = shutdown.clone();
     tokio::spawn(async move {
         wait_for_signal().await;
@@ -125,6 +125,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         registry: Arc::new(prometheus),
         game,
         streams: Default::default(),
+        limits: Arc::new(http::limits::Limits::new(&config.http.limits)),
     };
     let app = http::router(
         state,
@@ -140,7 +141,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     .with_graceful_shutdown(async move { stop.cancelled().await })
     .await?;
     shutdown.cancel();
-    Ok(())
+    match supervisor.cause() {
+        Some(cause) => anyhow::bail!("the node stopped after a failure: {cause}"),
+        None => Ok(()),
+    }
 }
 
 fn admission_game(
@@ -165,6 +169,7 @@ fn admission_game(
         round_budget_ms: a.round_budget.as_millis() as u64,
         session_timeout_ms: a.session_timeout.as_millis() as u64,
         max_sessions: a.max_sessions,
+        max_sessions_per_client: a.max_sessions_per_ip,
         credential_ttl_ms: a.credential_ttl.as_millis() as u64,
     };
     Ok(AdmissionGame::new(params, key.clone(), corpus, retired))

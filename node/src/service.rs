@@ -23,6 +23,7 @@ use crate::network::protocol::{
     ReconcileReply, ReconcileRpc, Rejection, Topic,
 };
 use crate::network::{NetworkClient, NetworkEvent, Validation};
+use crate::supervise::Supervisor;
 
 /// Most responses verified in one batch (one batched signature check, one seal, one flush).
 const MAX_BATCH: usize = 512;
@@ -46,6 +47,8 @@ pub struct Node {
     clock: Arc<dyn Clock>,
     peers: HashMap<NodeId, PeerId>,
     verify_tx: mpsc::Sender<(Response, Instant, VerdictTx)>,
+    /// Stops the node when a critical task ends or storage fails.
+    pub supervisor: Supervisor,
 }
 
 fn rejected(reason: &Reason) -> ChallengeReply {
@@ -61,7 +64,8 @@ fn gateway_error(code: &str, message: impl Into<String>) -> ChallengeReply {
 }
 
 impl Node {
-    /// Wires the node and starts its verification batcher.
+    /// Wires the node and starts its verification batcher (supervised: see
+    /// [`Node::supervisor`], whose token stops the node).
     pub fn start(
         oracle: Arc<Oracle>,
         net: NetworkClient,
@@ -89,8 +93,10 @@ impl Node {
             clock,
             peers,
             verify_tx,
+            supervisor: Supervisor::new(),
         });
-        tokio::spawn(batcher(node.clone(), verify_rx));
+        node.supervisor
+            .spawn_critical("verification batcher", batcher(node.clone(), verify_rx));
         node
     }
 
@@ -403,7 +409,7 @@ impl Node {
         match verdict {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => {
-                tracing::error!(error = %e, "ledger failure while validating gossip");
+                self.supervisor.storage_failed("gossip validation", e);
                 Validation::Ignore
             }
             Err(e) => {
@@ -561,7 +567,9 @@ async fn batcher(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, Ver
             let verdicts = match result {
                 Ok(Ok(v)) => v,
                 Ok(Err(e)) => {
-                    tracing::error!(error = %e, "ledger failure while verifying; responses not acknowledged");
+                    // Nothing was acknowledged: the waiting clients get an internal error.
+                    node.supervisor
+                        .storage_failed("the verification batcher", e);
                     return;
                 }
                 Err(e) => {

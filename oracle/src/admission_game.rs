@@ -26,6 +26,10 @@ pub struct GameParams {
     pub session_timeout_ms: u64,
     /// Sessions kept at once; more are refused until old ones expire.
     pub max_sessions: usize,
+    /// Sessions kept at once for one client (see [`AdmissionGame::start_from`]); 0: no limit
+    /// beyond `max_sessions`.
+    #[serde(default)]
+    pub max_sessions_per_client: usize,
     /// Lifetime of an admission credential.
     pub credential_ttl_ms: u64,
 }
@@ -36,6 +40,7 @@ impl Default for GameParams {
             round_budget_ms: 15_000,
             session_timeout_ms: 120_000,
             max_sessions: 10_000,
+            max_sessions_per_client: 0,
             credential_ttl_ms: 24 * 3600 * 1000,
         }
     }
@@ -75,6 +80,12 @@ pub enum GameError {
     /// Too many open sessions.
     #[error("too many sessions in progress; retry shortly")]
     Overloaded,
+    /// This client already has as many open sessions as it may.
+    #[error("this client already has {limit} sessions open; finish one or wait for it to expire")]
+    TooManySessions {
+        /// Sessions one client may keep open.
+        limit: usize,
+    },
     /// No narrative set is available (all retired).
     #[error("no narrative set is available")]
     NoCorpus,
@@ -102,6 +113,7 @@ impl GameError {
             GameError::RoundExpired { .. } => "round_expired",
             GameError::Answer(r) => r.code(),
             GameError::Overloaded => "overloaded",
+            GameError::TooManySessions { .. } => "too_many_sessions",
             GameError::NoCorpus => "no_corpus",
         }
     }
@@ -140,6 +152,7 @@ pub enum Step {
 struct Session {
     plan: SessionPlan,
     identity: Option<IdentityId>,
+    client: Option<ClientKey>,
     started: Timestamp,
     round: usize,
     round_started: Timestamp,
@@ -147,6 +160,9 @@ struct Session {
     round_ms: [u64; 3],
     closed: bool,
 }
+
+/// Who started a session, as the gateway tells clients apart (an address or its prefix).
+pub type ClientKey = [u8; 16];
 
 /// The game's state: open sessions, the corpus and the node's key.
 pub struct AdmissionGame {
@@ -206,10 +222,33 @@ impl AdmissionGame {
         nonce: &[u8],
         now: Timestamp,
     ) -> Result<RoundView, GameError> {
+        self.start_from(None, identity, nonce, now)
+    }
+
+    /// Starts a session for `client` at `now`: refused with `too_many_sessions` while that
+    /// client has `max_sessions_per_client` sessions open, so one client cannot fill the table.
+    pub fn start_from(
+        &self,
+        client: Option<ClientKey>,
+        identity: Option<IdentityId>,
+        nonce: &[u8],
+        now: Timestamp,
+    ) -> Result<RoundView, GameError> {
         let mut guard = self.sessions.lock().map_err(|_| GameError::Overloaded)?;
         let (counter, sessions) = &mut *guard;
         let timeout = self.params.session_timeout_ms;
         sessions.retain(|_, s| now <= s.started + timeout && !s.closed);
+        let limit = self.params.max_sessions_per_client;
+        if let Some(client) = client
+            && limit > 0
+            && sessions
+                .values()
+                .filter(|s| s.client == Some(client))
+                .count()
+                >= limit
+        {
+            return Err(GameError::TooManySessions { limit });
+        }
         if sessions.len() >= self.params.max_sessions {
             return Err(GameError::Overloaded);
         }
@@ -227,6 +266,7 @@ impl AdmissionGame {
         let session = Session {
             plan,
             identity,
+            client,
             started: now,
             round: 0,
             round_started: now,
@@ -383,6 +423,41 @@ mod tests {
                 .code(),
             "session_closed"
         );
+    }
+
+    #[test]
+    fn one_client_cannot_fill_the_session_table() {
+        let g = AdmissionGame::new(
+            GameParams {
+                max_sessions_per_client: 2,
+                ..GameParams::default()
+            },
+            crate::testing::key(1),
+            Corpus::embedded().clone(),
+            RetiredSets::default(),
+        );
+        let (a, b) = ([1; 16], [2; 16]);
+        let first = g.start_from(Some(a), None, b"1", 0).unwrap();
+        g.start_from(Some(a), None, b"2", 0).unwrap();
+        assert_eq!(
+            g.start_from(Some(a), None, b"3", 0).unwrap_err(),
+            GameError::TooManySessions { limit: 2 }
+        );
+        assert_eq!(
+            GameError::TooManySessions { limit: 2 }.code(),
+            "too_many_sessions"
+        );
+        // Another client is still served; a refused start left no session behind.
+        g.start_from(Some(b), None, b"4", 0).unwrap();
+        assert_eq!(g.sessions.lock().unwrap().1.len(), 3);
+        // A session that ends frees its place, and so does one that expires.
+        assert!(
+            g.answer(&first.session, &first.token, b"surely wrong", 0, 10)
+                .is_err()
+        );
+        g.start_from(Some(a), None, b"5", 20).unwrap();
+        assert!(g.start_from(Some(a), None, b"6", 30).is_err());
+        g.start_from(Some(a), None, b"7", 200_000).unwrap();
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the same run on the same machine.
 
 pub mod attack;
+pub mod flood;
 pub mod gossip;
 pub mod http;
 pub mod load;
@@ -21,6 +22,9 @@ pub enum BenchCommand {
     Http(http::HttpArgs),
     /// Gossip propagation: acceptance at the issuer to recording on every devnet node.
     Gossip(gossip::GossipArgs),
+    /// A junk-registration flood on loopback: honest verification p99 under it against a
+    /// quiet node, and the member's disk before and after pruning the idle identities.
+    Flood(flood::FloodArgs),
     /// Every family's generation and verification rates and its baseline solver's success.
     Families {
         /// Print one JSON object keyed by family name.
@@ -39,6 +43,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Verify(args) => verify::run(args),
         BenchCommand::Http(args) => http::run(args),
         BenchCommand::Gossip(args) => gossip::run(args),
+        BenchCommand::Flood(args) => flood::run(args),
         BenchCommand::Families { json, millis } => {
             let report = hco_challenges::bench_families(
                 &hco_challenges::Registry::builtin(),

@@ -12,6 +12,7 @@ use hco_oracle::{Digest, IdentityId};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::limits::Client;
 use super::rtt::{ConnInfo, rtt_ms};
 use super::{ApiError, AppState};
 
@@ -25,6 +26,7 @@ impl From<GameError> for ApiError {
             GameError::UnknownSession | GameError::WrongEndpoint => StatusCode::NOT_FOUND,
             GameError::SessionClosed => StatusCode::CONFLICT,
             GameError::Overloaded | GameError::NoCorpus => StatusCode::SERVICE_UNAVAILABLE,
+            GameError::TooManySessions { .. } => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::UNPROCESSABLE_ENTITY,
         });
         err
@@ -56,6 +58,7 @@ pub struct StartBody {
 
 pub async fn start(
     State(state): State<AppState>,
+    client: Option<Extension<Client>>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let game = state.game.as_ref().ok_or_else(|| {
@@ -76,7 +79,8 @@ pub async fn start(
             "the nonce is limited to 64 bytes",
         ));
     }
-    let view = game.start(body.identity, nonce.as_bytes(), state.node.now())?;
+    let client = client.map(|Extension(Client(key))| key);
+    let view = game.start_from(client, body.identity, nonce.as_bytes(), state.node.now())?;
     Ok((StatusCode::CREATED, Json(round_json(&view))))
 }
 

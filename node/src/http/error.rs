@@ -21,6 +21,9 @@ pub struct ApiError {
     /// For `step_not_open`: when to ask again (ms since the Unix epoch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<u64>,
+    /// For `rate_limited`: how long to wait before asking again (also sent as `Retry-After`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 /// The HTTP status for a code: the core's table for its reason codes, then the gateway's own.
@@ -32,6 +35,9 @@ pub fn status_of(code: &str) -> StatusCode {
         "bad_request" => StatusCode::BAD_REQUEST,
         "not_found" | "no_certificate" | "not_active" => StatusCode::NOT_FOUND,
         "issuer_unreachable" | "overloaded" => StatusCode::SERVICE_UNAVAILABLE,
+        "rate_limited" | "too_many_sessions" | "registration_quota" => {
+            StatusCode::TOO_MANY_REQUESTS
+        }
         "internal" => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
@@ -45,6 +51,7 @@ impl ApiError {
             code: code.into(),
             message: message.into(),
             opens_at: None,
+            retry_after_ms: None,
         }
     }
 
@@ -110,6 +117,13 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self)).into_response()
+        let retry_after = self.retry_after_ms.map(|ms| ms.div_ceil(1000).max(1));
+        let mut response = (self.status, Json(self)).into_response();
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }

@@ -32,7 +32,10 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(move || f(&oracle))
         .await
         .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)
+        .map_err(|e| {
+            state.node.supervisor.storage_failed("an HTTP request", &e);
+            ApiError::internal(e)
+        })
 }
 
 pub async fn register(
@@ -40,7 +43,26 @@ pub async fn register(
     body: Result<Json<SignedRegister>, JsonRejection>,
 ) -> ApiResult<impl IntoResponse> {
     let Json(reg) = body?;
-    let record = state.node.register(reg).await?.map_err(ApiError::from)?;
+    state
+        .limits
+        .charge_identity(&reg.body.id, || reg.check().is_ok())?;
+    // A new identity takes one of this window's registrations; a known one gives it back.
+    let t = state
+        .node
+        .oracle
+        .params()
+        .window_at(state.node.now())
+        .unwrap_or(0);
+    let id = reg.body.id;
+    let known = blocking(&state, move |o| o.ledger().identity(&id)).await?;
+    if known.is_none() {
+        state.limits.take_registration(t)?;
+    }
+    let outcome = state.node.register(reg).await;
+    if known.is_none() && !matches!(outcome, Ok(Ok(_))) {
+        state.limits.return_registration(t);
+    }
+    let record = outcome?.map_err(ApiError::from)?;
     let body = json!({
         "id": record.register.body.id,
         "class": record.register.body.class,
@@ -55,6 +77,9 @@ pub async fn challenge(
     body: Result<Json<SignedRequest>, JsonRejection>,
 ) -> ApiResult<Json<ChallengeView>> {
     let Json(req) = body?;
+    state
+        .limits
+        .charge_identity(&req.body.id, || req.check_signature().is_ok())?;
     match state.node.issue(req).await? {
         ChallengeReply::Issued { challenge, prompt } => Ok(Json(ChallengeView {
             challenge,
@@ -163,6 +188,9 @@ pub async fn enrol_passkey(
             "the enrolment is for another identity than the path names",
         ));
     }
+    state
+        .limits
+        .charge_identity(&id, || enrolment.check().is_ok())?;
     let record = state
         .node
         .enrol_passkey(enrolment)

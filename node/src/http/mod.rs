@@ -4,10 +4,13 @@
 mod agent;
 mod error;
 mod handlers;
+pub mod limits;
 mod openapi;
 mod page;
 pub mod rtt;
 mod stage;
+#[cfg(test)]
+mod storage_tests;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -35,6 +38,8 @@ pub struct AppState {
     pub game: Option<Arc<hco_oracle::admission_game::AdmissionGame>>,
     /// The live streams of `attention` challenges.
     pub streams: Arc<stream::Streams>,
+    /// Rate and concurrency limits per client and identity.
+    pub limits: Arc<limits::Limits>,
 }
 
 /// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.
@@ -84,6 +89,11 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .layer(TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             timeout,
+        ))
+        // Outermost: a client over its limits is refused before anything else is done.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limits::enforce,
         ))
         .with_state(state)
 }

@@ -1,6 +1,7 @@
 //! The round-trip time of an HTTP client's TCP connection, from the kernel (`TCP_INFO`), so the
 //! agent-admission budget is charged on effective time without trusting the client's word.
 
+use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
 use axum::serve::IncomingStream;
@@ -11,12 +12,15 @@ use tokio::net::TcpListener;
 pub struct ConnInfo {
     /// The connection's socket (valid while a request on it is being handled).
     pub fd: RawFd,
+    /// The client's address (what the gateway's per-client limits key on).
+    pub peer: SocketAddr,
 }
 
 impl axum::extract::connect_info::Connected<IncomingStream<'_, TcpListener>> for ConnInfo {
     fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Self {
         Self {
             fd: stream.io().as_raw_fd(),
+            peer: *stream.remote_addr(),
         }
     }
 }

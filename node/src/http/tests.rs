@@ -16,24 +16,23 @@ use crate::config::P2pSection;
 use crate::metrics::Metrics;
 use crate::service::Node;
 
-struct Harness {
-    app: axum::Router,
-    node: Arc<Node>,
-    now: u64,
+pub(super) struct Harness {
+    pub(super) app: axum::Router,
+    pub(super) node: Arc<Node>,
+    pub(super) now: u64,
 }
 
 async fn harness() -> Harness {
+    let params = testing::params_for(&[testing::node_id(&testing::key(1))]);
+    harness_over(Ledger::temporary(params.digest()).unwrap()).await
+}
+
+/// The router over `ledger` (made for the parameters of `testing::params_for` with node key 1).
+pub(super) async fn harness_over(ledger: Ledger) -> Harness {
     let key = testing::key(1);
     let params = testing::params_for(&[testing::node_id(&key)]);
-    let oracle = Arc::new(
-        Oracle::new(
-            params.clone(),
-            Registry::builtin(),
-            key.clone(),
-            Ledger::temporary(params.digest()).unwrap(),
-        )
-        .unwrap(),
-    );
+    let oracle =
+        Arc::new(Oracle::new(params.clone(), Registry::builtin(), key.clone(), ledger).unwrap());
     let mut registry = prometheus_client::registry::Registry::default();
     let metrics = Arc::new(Metrics::new(&mut registry));
     let (net, _events, event_loop) = crate::network::new(
@@ -52,6 +51,7 @@ async fn harness() -> Harness {
         registry: Arc::new(registry),
         game: None,
         streams: Default::default(),
+        limits: Arc::new(super::limits::Limits::unlimited()),
     };
     Harness {
         app: router(state, 4096, Duration::from_secs(5), false),
@@ -60,7 +60,7 @@ async fn harness() -> Harness {
     }
 }
 
-async fn call(
+pub(super) async fn call(
     app: &axum::Router,
     method: &str,
     uri: &str,
@@ -85,7 +85,7 @@ async fn call(
     )
 }
 
-fn json(v: &impl serde::Serialize) -> Body {
+pub(super) fn json(v: &impl serde::Serialize) -> Body {
     Body::from(serde_json::to_vec(v).unwrap())
 }
 

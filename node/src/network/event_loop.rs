@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::behaviour::{Behaviour, BehaviourEvent};
-use super::protocol::{CertReply, ChallengeReply, ReconcileReply, Topic};
+use super::protocol::{CertReply, ChallengeReply, ReconcileReply, Rejection, Topic};
 use super::{Command, NetworkEvent, RpcError, Validation};
 use crate::config::P2pSection;
 use crate::metrics::{GossipLabel, Metrics};
@@ -243,25 +243,38 @@ impl EventLoop {
                     self.swarm.behaviour_mut().kad.add_address(&peer_id, addr);
                 }
             }
+            // An inbound request the node cannot take (its event queue is full) is answered at
+            // once: its channel is not kept waiting for a reply that will never come.
             BehaviourEvent::Challenge(event) => {
                 if let Some((channel, request)) = inbound(event, &mut self.challenge_out) {
                     let id = self.inbound_id();
                     self.challenge_in.insert(id, channel);
-                    self.emit(NetworkEvent::Challenge { id, request }, "rpc");
+                    if !self.emit(NetworkEvent::Challenge { id, request }, "rpc") {
+                        let reply = ChallengeReply::Rejected(overloaded());
+                        self.on_command(Command::ReplyChallenge { id, reply });
+                    }
                 }
             }
             BehaviourEvent::Reconcile(event) => {
                 if let Some((channel, request)) = inbound(event, &mut self.reconcile_out) {
                     let id = self.inbound_id();
                     self.reconcile_in.insert(id, channel);
-                    self.emit(NetworkEvent::Reconcile { id, request }, "rpc");
+                    if !self.emit(NetworkEvent::Reconcile { id, request }, "rpc") {
+                        let reply = ReconcileReply::Rejected(overloaded());
+                        self.on_command(Command::ReplyReconcile { id, reply });
+                    }
                 }
             }
             BehaviourEvent::Cert(event) => {
                 if let Some((channel, request)) = inbound(event, &mut self.cert_out) {
                     let id = self.inbound_id();
                     self.cert_in.insert(id, channel);
-                    self.emit(NetworkEvent::Cert { id, request }, "rpc");
+                    if !self.emit(NetworkEvent::Cert { id, request }, "rpc") {
+                        self.on_command(Command::ReplyCert {
+                            id,
+                            reply: CertReply(None),
+                        });
+                    }
                 }
             }
             _ => {}
@@ -388,6 +401,15 @@ impl EventLoop {
     }
 }
 
+/// The reply to a request the node has no room for.
+fn overloaded() -> Rejection {
+    Rejection {
+        code: "overloaded".into(),
+        message: "the node's event queue is full; retry shortly".into(),
+        opens_at: None,
+    }
+}
+
 /// Handles a request-response event: completes outbound requests, returns inbound ones.
 fn inbound<Req, Resp>(
     event: request_response::Event<Req, Resp>,
@@ -419,3 +441,7 @@ fn inbound<Req, Resp>(
         _ => None,
     }
 }
+
+#[cfg(test)]
+#[path = "event_loop_tests.rs"]
+mod tests;

@@ -13,4 +13,5 @@ mod corpus;
 mod devnet;
 mod forwarding;
 mod gossip;
+mod limits;
 mod support;

@@ -23,6 +23,7 @@
 
 mod evidence;
 mod group_commit;
+mod idle;
 pub mod keys;
 mod sequence;
 
@@ -167,6 +168,12 @@ impl Ledger {
     /// A ledger in a temporary directory, removed when dropped (tests, simulator).
     pub fn temporary(params: Digest) -> Result<Self, LedgerError> {
         Self::with_db(sled::Config::new().temporary(true).open()?, params)
+    }
+
+    /// The ledger over an open sled database, which the caller may keep a handle to (tests
+    /// that damage a stored record to see how the node copes with a failing store).
+    pub fn over(db: sled::Db, params: Digest) -> Result<Self, LedgerError> {
+        Self::with_db(db, params)
     }
 
     fn with_db(db: sled::Db, params: Digest) -> Result<Self, LedgerError> {

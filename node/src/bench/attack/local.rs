@@ -36,6 +36,9 @@ impl LocalNode {
         config.node.data_dir = dir.path().join("ledger");
         config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
         config.http.admin = false;
+        // The attackers play from one loopback address: measure the families, not the limits.
+        config.http.limits = crate::config::HttpLimits::unlimited();
+        config.agent.max_sessions_per_ip = 0;
         config.p2p.listen = vec!["/ip4/127.0.0.1/tcp/0".into()];
         config.p2p.bootstrap.clear();
         config.network.committee.clear();

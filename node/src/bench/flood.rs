@@ -1,0 +1,251 @@
+//! `hco bench flood`: a junk-registration flood against one member on loopback, bounded in
+//! count (`--junk`) and rate (`--junk-rate`). Honest identities register, request and answer
+//! a challenge first on a quiet node, then while the flood runs; the report compares their
+//! verification p99 and gives the member's disk use at the flood's peak and after the idle
+//! identities were pruned (`ledger.idle_identity_windows = 1`).
+//!
+//! The per-client HTTP limits are off: the flood comes from one address, and what is measured
+//! is what a flood spread over many addresses costs the member.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use hco_challenges::Registry;
+use hco_oracle::{Clock, SystemClock};
+use serde::Serialize;
+
+use super::http::KillOnDrop;
+use super::load::{challenge_and_respond, current, quantile_ms, register, wait_healthy};
+use crate::client::Gateway;
+use crate::config::{Config, FamilySection, HttpLimits};
+
+/// Options of `hco bench flood`.
+#[derive(Debug, Args)]
+pub struct FloodArgs {
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Junk registrations sent.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub junk: u64,
+    /// Junk registrations per second aimed at (the flood's threads pace themselves).
+    #[arg(long, default_value_t = 10_000)]
+    pub junk_rate: u64,
+    /// Threads sending junk.
+    #[arg(long, default_value_t = 8)]
+    pub junk_threads: usize,
+    /// Seconds of honest traffic measured on the quiet node.
+    #[arg(long, default_value_t = 10)]
+    pub quiet_seconds: u64,
+    /// Concurrent honest clients.
+    #[arg(long, default_value_t = 4)]
+    pub honest_clients: usize,
+    /// Window length in seconds (identities idle for one window are pruned).
+    #[arg(long, default_value_t = 5)]
+    pub window_seconds: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    junk_sent: u64,
+    junk_registered: u64,
+    junk_per_s: f64,
+    quiet_p99_ms: f64,
+    flood_p99_ms: f64,
+    p99_ratio: f64,
+    quiet_honest_accepted: u64,
+    flood_honest_accepted: u64,
+    disk_mb_per_member_peak: f64,
+    disk_mb_per_member_after_prune: f64,
+    identities_pruned: u64,
+    flood_seconds: f64,
+}
+
+/// Disk blocks used under `dir`, in MiB.
+fn disk_mb(dir: &Path) -> f64 {
+    use std::os::unix::fs::MetadataExt;
+    fn walk(dir: &Path) -> u64 {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => walk(&e.path()),
+                Ok(m) => m.blocks() * 512,
+                Err(_) => 0,
+            })
+            .sum()
+    }
+    (walk(dir) as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0
+}
+
+fn pruned(gw: &Gateway) -> u64 {
+    let Ok(reply) = gw.get("/metrics") else {
+        return 0;
+    };
+    reply
+        .body
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .find_map(|l| l.strip_prefix("hco_identities_pruned_total "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(0.0) as u64
+}
+
+/// Honest identities from `seed` on, each registering then answering one challenge, until
+/// `stop`; returns the verification latencies and the accepted count.
+fn honest(url: &str, clients: usize, seed: &AtomicU64, stop: &AtomicBool) -> (Vec<Duration>, u64) {
+    let latencies = Mutex::new(Vec::new());
+    let accepted = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..clients.max(1) {
+            s.spawn(|| {
+                let gw = Gateway::new(url);
+                let registry = Registry::builtin();
+                let mut mine = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let key = hco_oracle::testing::key(seed.fetch_add(1, Ordering::Relaxed));
+                    if register(&gw, &key, SystemClock.now()).is_err() {
+                        continue;
+                    }
+                    let Ok((t, _)) = current(&gw) else { continue };
+                    let trip = challenge_and_respond(&gw, &registry, &key, t);
+                    if trip.accepted {
+                        accepted.fetch_add(1, Ordering::Relaxed);
+                    }
+                    mine.extend(trip.respond);
+                }
+                if let Ok(mut all) = latencies.lock() {
+                    all.extend(mine);
+                }
+            });
+        }
+    });
+    let mut latencies = latencies.into_inner().unwrap_or_default();
+    latencies.sort();
+    (latencies, accepted.into_inner())
+}
+
+pub fn run(args: FloodArgs) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let mut config = Config::default();
+    config.node.key_file = dir.path().join("node.key");
+    config.node.data_dir = dir.path().join("ledger");
+    config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
+    config.http.limits = HttpLimits::unlimited();
+    config.ledger.idle_identity_windows = 1;
+    config.agent.enabled = false;
+    config.network.window = Duration::from_secs(args.window_seconds.max(2));
+    config.network.grace = Duration::from_secs(2);
+    config.network.families = vec![FamilySection {
+        name: "proof_of_work".into(),
+        // Within the grace, as the parameters require.
+        deadline: Duration::from_secs(2),
+        difficulty: 2,
+        min_solve: None,
+    }];
+    let path = dir.path().join("flood.toml");
+    config.save(&path)?;
+    let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
+    let _stop = KillOnDrop(pid);
+    let url = format!("http://{}", config.http.listen);
+    wait_healthy(&url, Duration::from_secs(30))?;
+    let seed = AtomicU64::new(20_000_000);
+
+    // Quiet: honest traffic alone.
+    let stop = AtomicBool::new(false);
+    let (quiet, quiet_accepted) = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_secs(args.quiet_seconds.max(1)));
+            stop.store(true, Ordering::Relaxed);
+        });
+        honest(&url, args.honest_clients, &seed, &stop)
+    });
+
+    // The flood, with honest traffic alongside.
+    let stop = AtomicBool::new(false);
+    let sent = AtomicU64::new(0);
+    let registered = AtomicU64::new(0);
+    let peak_disk = Mutex::new(0.0f64);
+    let threads = args.junk_threads.max(1);
+    let per_thread = Duration::from_secs_f64(threads as f64 / args.junk_rate.max(1) as f64);
+    let flood_start = Instant::now();
+    let (flood, flood_accepted) = std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let gw = Gateway::new(&url);
+                let start = Instant::now();
+                let mut mine = 0u64;
+                loop {
+                    let i = sent.fetch_add(1, Ordering::Relaxed);
+                    if i >= args.junk {
+                        break;
+                    }
+                    let key = hco_oracle::testing::key(30_000_000 + i);
+                    if register(&gw, &key, SystemClock.now()).is_ok() {
+                        registered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    mine += 1;
+                    if let Some(wait) = (per_thread * mine as u32).checked_sub(start.elapsed()) {
+                        std::thread::sleep(wait);
+                    }
+                }
+            });
+        }
+        s.spawn(|| {
+            while sent.load(Ordering::Relaxed) < args.junk {
+                std::thread::sleep(Duration::from_millis(500));
+                if let Ok(mut peak) = peak_disk.lock() {
+                    *peak = peak.max(disk_mb(&config.node.data_dir));
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        honest(&url, args.honest_clients, &seed, &stop)
+    });
+    let flood_seconds = flood_start.elapsed().as_secs_f64();
+    let junk_sent = sent.into_inner().min(args.junk);
+    let junk_registered = registered.into_inner();
+
+    // Pruning: the junk is idle; wait (bounded) until the member has removed it.
+    let gw = Gateway::new(&url);
+    let wait_limit = Duration::from_secs(args.window_seconds.max(2) * 4 + 60);
+    let start = Instant::now();
+    while pruned(&gw) < junk_registered && start.elapsed() < wait_limit {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // Give sled a moment to write its compacted segments before measuring.
+    std::thread::sleep(Duration::from_secs(2));
+    let peak = peak_disk.into_inner().unwrap_or(0.0);
+    let quiet_p99 = quantile_ms(&quiet, 0.99);
+    let flood_p99 = quantile_ms(&flood, 0.99);
+    let report = Report {
+        junk_sent,
+        junk_registered,
+        junk_per_s: (junk_sent as f64 / flood_seconds).round(),
+        quiet_p99_ms: quiet_p99,
+        flood_p99_ms: flood_p99,
+        p99_ratio: if quiet_p99 > 0.0 {
+            (flood_p99 / quiet_p99 * 100.0).round() / 100.0
+        } else {
+            0.0
+        },
+        quiet_honest_accepted: quiet_accepted,
+        flood_honest_accepted: flood_accepted,
+        disk_mb_per_member_peak: peak.max(disk_mb(&config.node.data_dir)),
+        disk_mb_per_member_after_prune: disk_mb(&config.node.data_dir),
+        identities_pruned: pruned(&gw),
+        flood_seconds: (flood_seconds * 100.0).round() / 100.0,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
+}
