@@ -40,13 +40,27 @@ fn put(img: &mut RgbImage, x: i32, y: i32, colour: [u8; 3]) {
     }
 }
 
+/// The pixels with `dx² + dy² <= r²` around `(cx, cy)`, filled a row span at a time.
 fn disc(img: &mut RgbImage, cx: i32, cy: i32, r: i32, colour: [u8; 3]) {
-    for y in cy - r..=cy + r {
-        for x in cx - r..=cx + r {
-            let (dx, dy) = (x - cx, y - cy);
-            if dx * dx + dy * dy <= r * r {
-                put(img, x, y, colour);
-            }
+    let (w, h) = (WIDTH as i32, HEIGHT as i32);
+    for y in (cy - r).max(0)..=(cy + r).min(h - 1) {
+        let rest = r * r - (y - cy) * (y - cy);
+        // The widest `dx` with `dx² <= rest`.
+        let mut m = f64::from(rest).sqrt() as i32;
+        while m * m > rest {
+            m -= 1;
+        }
+        while (m + 1) * (m + 1) <= rest {
+            m += 1;
+        }
+        let (x0, x1) = ((cx - m).max(0), (cx + m).min(w - 1));
+        if x0 > x1 {
+            continue;
+        }
+        let row = (y * w) as usize * 3;
+        let span = &mut img.as_mut()[row + x0 as usize * 3..row + (x1 as usize + 1) * 3];
+        for px in span.chunks_exact_mut(3) {
+            px.copy_from_slice(&colour);
         }
     }
 }
