@@ -14,6 +14,8 @@ mod metrics;
 mod network;
 mod run;
 mod service;
+#[cfg(test)]
+mod testnet;
 
 use std::path::PathBuf;
 
