@@ -111,11 +111,8 @@ impl Testnet {
 
     /// The index of `key`'s issuer in window `t`.
     pub fn issuer_of(&self, key: &SigningKey, t: u64) -> usize {
-        let order = hco_oracle::secret::issuer_order(
-            &self.params.committee,
-            &testing::identity_id(key),
-            t,
-        );
+        let order =
+            hco_oracle::secret::issuer_order(&self.params.committee, &testing::identity_id(key), t);
         self.nodes
             .iter()
             .position(|n| n.oracle.node_id() == order[0])
@@ -208,6 +205,12 @@ mod tests {
         assert!(sealed.iter().all(|s| s.seal == sealed[0].seal));
         assert!(hco_oracle::codec::encode(&sealed).len() > MAX_GOSSIP_PAYLOAD);
 
+        // Every payload decodes within the receivers' limit.
+        let payloads = crate::network::protocol::acceptance_payloads(&sealed);
+        for p in &payloads {
+            let decoded = hco_oracle::codec::decode::<Vec<SealedAcceptance>>(p, MAX_GOSSIP_PAYLOAD);
+            assert!(decoded.is_ok(), "{} bytes: {:?}", p.len(), decoded.err());
+        }
         net.nodes[0].publish_acceptances(&sealed);
 
         for _ in 0..300 {
@@ -219,7 +222,10 @@ mod tests {
         for i in 1..4 {
             assert_eq!(net.acceptances(i, t).len(), MAX_BATCH, "member {i}");
             assert_eq!(net.gossip_count(i, "acceptance", "reject"), 0, "member {i}");
-            assert!(net.gossip_count(i, "acceptance", "accept") >= 2, "member {i}");
+            assert!(
+                net.gossip_count(i, "acceptance", "accept") >= 2,
+                "member {i}"
+            );
         }
         for m in &net.metrics {
             assert_eq!(m.peers_banned.get(), 0);

@@ -7,9 +7,16 @@ use serde::de::DeserializeOwned;
 /// Largest encoded message accepted from a peer or client.
 pub const MAX_MESSAGE_LEN: usize = 64 * 1024;
 
-/// Largest input any [`decode`] reads, whatever limit its caller passes: the bincode limit that
-/// bounds every length prefix inside a message. Gossip payloads are sized to fit it.
+/// Largest input any [`decode`] reads, whatever limit its caller passes. Gossip payloads are
+/// sized to fit it.
 pub const MAX_DECODE_LEN: usize = 2 * MAX_MESSAGE_LEN;
+
+/// The bincode limit of a decode: what the length prefixes inside a message may claim, counted
+/// in memory (a `Vec<T>` of `n` claims `n * size_of::<T>()`), so a forged length cannot make the
+/// decoder allocate more. Decoded values take more memory than their encoding (a payload of
+/// [`MAX_DECODE_LEN`] bytes of sealed acceptances exceeds a claim limit of the same size), hence
+/// the margin.
+pub const MAX_DECODE_MEMORY: usize = 8 * MAX_DECODE_LEN;
 
 /// Why bytes could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,9 +90,8 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, Deco
             limit,
         });
     }
-    // The codec's own limit bounds any length prefix inside the message, so a forged length
-    // cannot make the decoder allocate more than the message could hold.
-    let cfg = config().with_limit::<MAX_DECODE_LEN>();
+    // The codec's own limit bounds any length prefix inside the message (in memory).
+    let cfg = config().with_limit::<MAX_DECODE_MEMORY>();
     let (value, read) = bincode::serde::decode_from_slice(bytes, cfg)
         .map_err(|e| DecodeError::Malformed(e.to_string()))?;
     if read != bytes.len() {
@@ -100,7 +106,9 @@ mod tests {
 
     #[test]
     fn chunks_are_the_encoding_of_their_items_and_fit_the_limit() {
-        let items: Vec<Vec<u8>> = (0..600u32).map(|i| vec![i as u8; 100 + (i % 7) as usize]).collect();
+        let items: Vec<Vec<u8>> = (0..600u32)
+            .map(|i| vec![i as u8; 100 + (i % 7) as usize])
+            .collect();
         let (chunks, skipped) = encode_chunks(&items, 4096);
         assert_eq!(skipped, 0);
         assert!(chunks.len() > 1);
@@ -132,7 +140,10 @@ mod tests {
         let bytes = encode(&big);
         assert!(matches!(
             decode::<Vec<u8>>(&bytes, usize::MAX),
-            Err(DecodeError::TooLarge { limit: MAX_DECODE_LEN, .. })
+            Err(DecodeError::TooLarge {
+                limit: MAX_DECODE_LEN,
+                ..
+            })
         ));
     }
 }

@@ -208,7 +208,9 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         poll_interval_ms: POLL.as_millis() as u64,
         rejected_batches: sum(
             "hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}",
-        ) + sum("hco_gossip_validations_total{topic=\"acceptance\",result=\"not_a_member\"}"),
+        ) + sum(
+            "hco_gossip_validations_total{topic=\"acceptance\",result=\"not_a_member\"}",
+        ),
         strikes: sum("hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"registry\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"summary\",result=\"reject\"}")

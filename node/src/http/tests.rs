@@ -40,6 +40,7 @@ async fn harness() -> Harness {
         crate::network::keypair(&key).unwrap(),
         &P2pSection::default(),
         params.digest().to_hex(),
+        Vec::new(),
         metrics.clone(),
     )
     .unwrap();

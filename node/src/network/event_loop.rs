@@ -272,14 +272,17 @@ impl EventLoop {
                 }
             }
             BehaviourEvent::Challenge(event) => {
-                let Some((peer, channel, request)) = inbound(event, &mut self.challenge_out)
-                else {
+                let Some((peer, channel, request)) = inbound(event, &mut self.challenge_out) else {
                     return;
                 };
                 if let Err(refusal) = self.guard.rpc(peer, false, Instant::now()) {
                     self.metrics.drop_in(&format!("rpc_{}", refusal.code()));
                     let reply = ChallengeReply::Rejected(refused(refusal.code()));
-                    let _ = self.swarm.behaviour_mut().challenge.send_response(channel, reply);
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .challenge
+                        .send_response(channel, reply);
                     return;
                 }
                 let id = self.inbound_id();
@@ -289,14 +292,17 @@ impl EventLoop {
                 }
             }
             BehaviourEvent::Reconcile(event) => {
-                let Some((peer, channel, request)) = inbound(event, &mut self.reconcile_out)
-                else {
+                let Some((peer, channel, request)) = inbound(event, &mut self.reconcile_out) else {
                     return;
                 };
                 if let Err(refusal) = self.guard.rpc(peer, true, Instant::now()) {
                     self.metrics.drop_in(&format!("rpc_{}", refusal.code()));
                     let reply = ReconcileReply::Rejected(refused(refusal.code()));
-                    let _ = self.swarm.behaviour_mut().reconcile.send_response(channel, reply);
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .reconcile
+                        .send_response(channel, reply);
                     return;
                 }
                 let id = self.inbound_id();

@@ -99,7 +99,12 @@ impl Guard {
     }
 
     /// Screens a request from `peer`; `members_only` for reconciliation.
-    pub fn rpc(&mut self, peer: PeerId, members_only: bool, now: Instant) -> Result<(), RpcRefusal> {
+    pub fn rpc(
+        &mut self,
+        peer: PeerId,
+        members_only: bool,
+        now: Instant,
+    ) -> Result<(), RpcRefusal> {
         if self.is_member(&peer) {
             return Ok(());
         }
@@ -191,8 +196,10 @@ mod tests {
             g.gossip(Topic::Passkey, other, Some(other), now),
             GossipGate::Settle(Validation::Ignore, "rate_limited")
         );
-        assert!((0..100).all(|_| g.gossip(Topic::Registry, member, Some(other), now)
-            == GossipGate::Pass));
+        assert!(
+            (0..100)
+                .all(|_| g.gossip(Topic::Registry, member, Some(other), now) == GossipGate::Pass)
+        );
     }
 
     #[test]

@@ -48,6 +48,7 @@ impl<K: Hash + Eq> Buckets<K> {
     }
 
     /// Keys with a bucket.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.buckets.len()
     }

@@ -19,10 +19,7 @@ struct Peer {
 }
 
 fn swarm(params_digest: &str) -> libp2p::Swarm<Peer> {
-    client_swarm(
-        "/hco/1.0.0",
-        &format!("test params={params_digest}"),
-    )
+    client_swarm("/hco/1.0.0", &format!("test params={params_digest}"))
 }
 
 /// A swarm with the identify strings of the caller's choice.
@@ -229,7 +226,8 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
         let id = key.verifying_key().to_bytes();
         heard = drive(&mut s, Duration::from_secs(2), |e| match e {
             SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Message {
-                message, ..
+                message,
+                ..
             })) => codec::decode::<SignedRegister>(&message.data, 1 << 16)
                 .is_ok_and(|r| r.body.id.0 == id),
             _ => false,
@@ -277,7 +275,10 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
     );
     // The bucket allows its burst and what it refilled while the messages arrived.
     let allowed = f64::from(BURST) + (elapsed * f64::from(PER_SECOND)).ceil();
-    assert!(recorded >= 1.0, "nothing the observer published was recorded");
+    assert!(
+        recorded >= 1.0,
+        "nothing the observer published was recorded"
+    );
     assert!(
         recorded <= allowed,
         "{recorded} of {SENT} recorded, at most {allowed} allowed"
