@@ -153,7 +153,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
                             continue;
                         };
                         let n = accepted.fetch_add(1, Ordering::Relaxed) as u64;
-                        if n % args.sample_every.max(1) == 0 {
+                        if n.is_multiple_of(args.sample_every.max(1)) {
                             let id = IdentityId(keys[i].verifying_key().to_bytes());
                             let _ = sample_tx.send((issuers[i], id, t, at));
                         }
