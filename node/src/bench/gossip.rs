@@ -179,7 +179,8 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         })
         .collect();
-    let sum = |name: &str| metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>();
+    // `+ 0.0`: an empty sum of floats is -0.0.
+    let sum = |name: &str| metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0;
     let recorded_per_node = urls
         .iter()
         .map(|u| {
