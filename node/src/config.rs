@@ -191,8 +191,23 @@ pub struct P2pSection {
     pub max_connections: u32,
     /// Most established connections per peer.
     pub max_connections_per_peer: u32,
-    /// Largest gossip message.
+    /// Largest gossip frame (payload and gossipsub envelope); at least
+    /// [`crate::network::protocol::MAX_GOSSIP_FRAME`], which is what nodes ever send: gossip
+    /// payloads are split to fit the codec's decode limit.
     pub max_message_bytes: usize,
+    /// How long a peer stays blocked after misbehaving or advertising other network parameters.
+    #[serde(with = "humantime_serde")]
+    pub ban_duration: Duration,
+    /// Gossip messages per second a peer that is not a committee member may send (refilled
+    /// continuously; committee members are not limited here).
+    pub observer_gossip_per_second: u32,
+    /// Gossip messages such a peer may send at once.
+    pub observer_gossip_burst: u32,
+    /// Requests per second such a peer may make (challenge and certificate protocols; the
+    /// reconciliation protocol answers committee members only).
+    pub observer_rpc_per_second: u32,
+    /// Requests such a peer may make at once.
+    pub observer_rpc_burst: u32,
 }
 
 impl Default for P2pSection {
@@ -203,7 +218,12 @@ impl Default for P2pSection {
             quic: false,
             max_connections: 128,
             max_connections_per_peer: 2,
-            max_message_bytes: 1 << 20,
+            max_message_bytes: crate::network::protocol::MAX_GOSSIP_FRAME,
+            ban_duration: Duration::from_secs(600),
+            observer_gossip_per_second: 2,
+            observer_gossip_burst: 10,
+            observer_rpc_per_second: 20,
+            observer_rpc_burst: 40,
         }
     }
 }

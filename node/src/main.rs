@@ -16,6 +16,8 @@ mod network;
 mod run;
 mod service;
 mod supervise;
+#[cfg(test)]
+mod testnet;
 
 use std::path::PathBuf;
 

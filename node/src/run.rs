@@ -53,6 +53,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         network::keypair(&key)?,
         &config.p2p,
         params.digest().to_hex(),
+        params
+            .committee
+            .iter()
+            .filter_map(network::peer_id)
+            .collect(),
         metrics.clone(),
     )?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);

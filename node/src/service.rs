@@ -19,20 +19,21 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_KEYS, MAX_PASSKEY_FETCH,
-    ReconcileReply, ReconcileRpc, Rejection, Topic,
+    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_GOSSIP_PAYLOAD, MAX_KEYS,
+    MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc, Rejection, Topic, acceptance_payloads,
 };
 use crate::network::{NetworkClient, NetworkEvent, Validation};
 use crate::supervise::Supervisor;
 
 /// Most responses verified in one batch (one batched signature check, one seal, one flush).
-const MAX_BATCH: usize = 512;
+/// Its acceptances are gossiped in as many messages as their encoded size needs.
+pub const MAX_BATCH: usize = 512;
 /// Batches verified at once: one is checked while another waits for its flush.
 const CONCURRENT_BATCHES: usize = 3;
 /// Peer events handled at once.
 const CONCURRENT_EVENTS: usize = 256;
-/// Largest gossip payload decoded.
-const MAX_GOSSIP: usize = 1 << 20;
+/// Largest gossip payload decoded: what every node publishes at most.
+const MAX_GOSSIP: usize = MAX_GOSSIP_PAYLOAD;
 
 type VerdictTx = oneshot::Sender<Result<SealedAcceptance, Reason>>;
 
@@ -158,6 +159,13 @@ impl Node {
             Err(reason) => self.metrics.reject(reason.code(), None),
         }
         Ok(result)
+    }
+
+    /// Gossips sealed acceptances of this node, split into payloads every peer decodes.
+    pub fn publish_acceptances(&self, accepted: &[SealedAcceptance]) {
+        for payload in acceptance_payloads(accepted) {
+            self.net.publish(Topic::Acceptance, payload);
+        }
     }
 
     /// Issues a challenge here if this node may, otherwise forwards to the assigned issuer.
@@ -604,10 +612,7 @@ async fn batcher(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, Ver
                 }
                 let _ = tx.send(verdict);
             }
-            if !accepted.is_empty() {
-                node.net
-                    .publish(Topic::Acceptance, codec::encode(&accepted));
-            }
+            node.publish_acceptances(&accepted);
             drop(permit);
         });
     }

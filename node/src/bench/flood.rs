@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use hco_challenges::Registry;
-use hco_oracle::{Clock, SystemClock};
+use hco_oracle::{Clock, SignedRequest, SystemClock};
 use serde::Serialize;
 
 use super::http::KillOnDrop;
-use super::load::{challenge_and_respond, current, quantile_ms, register, wait_healthy};
+use super::load::{challenge_and_respond_signed, current, quantile_ms, register, wait_healthy};
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection, HttpLimits};
 
@@ -114,7 +114,12 @@ fn honest(url: &str, clients: usize, seed: &AtomicU64, stop: &AtomicBool) -> (Ve
                         continue;
                     }
                     let Ok((t, _)) = current(&gw) else { continue };
-                    let trip = challenge_and_respond(&gw, &registry, &key, t);
+                    let trip = challenge_and_respond_signed(
+                        &gw,
+                        &registry,
+                        &key,
+                        &SignedRequest::new(&key, t, 0),
+                    );
                     if trip.accepted {
                         accepted.fetch_add(1, Ordering::Relaxed);
                     }

@@ -34,17 +34,7 @@ pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> Result<(), Strin
     }
 }
 
-/// Requests challenge `(t, 0)` for a registered `key`, solves it and responds.
-pub fn challenge_and_respond(
-    gw: &Gateway,
-    registry: &Registry,
-    key: &SigningKey,
-    t: u64,
-) -> RoundTrip {
-    challenge_and_respond_signed(gw, registry, key, &SignedRequest::new(key, t, 0))
-}
-
-/// [`challenge_and_respond`] with the request already signed.
+/// Requests the challenge of a signed request for a registered `key`, solves it and responds.
 pub fn challenge_and_respond_signed(
     gw: &Gateway,
     registry: &Registry,
@@ -85,25 +75,6 @@ pub fn challenge_and_respond_signed(
         _ => out.errors += 1,
     }
     out
-}
-
-/// One identity's whole round trip: register, request, solve, respond.
-pub fn round_trip(
-    gw: &Gateway,
-    registry: &Registry,
-    key: &SigningKey,
-    now_ms: u64,
-    t: u64,
-) -> RoundTrip {
-    if register(gw, key, now_ms).is_err() {
-        return RoundTrip {
-            accepted: false,
-            errors: 1,
-            respond: None,
-            accepted_at: None,
-        };
-    }
-    challenge_and_respond(gw, registry, key, t)
 }
 
 fn solve(registry: &Registry, issued: &Value) -> Option<Vec<u8>> {

@@ -39,6 +39,7 @@ pub(super) async fn harness_over(ledger: Ledger) -> Harness {
         crate::network::keypair(&key).unwrap(),
         &P2pSection::default(),
         params.digest().to_hex(),
+        Vec::new(),
         metrics.clone(),
     )
     .unwrap();

@@ -9,7 +9,8 @@ use libp2p::{
 };
 
 use super::protocol::{
-    CertReply, CertRpc, ChallengeReply, ChallengeRpc, ReconcileReply, ReconcileRpc, Topic,
+    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_GOSSIP_FRAME, ReconcileReply,
+    ReconcileRpc, Topic,
 };
 use crate::config::P2pSection;
 
@@ -77,6 +78,12 @@ impl Behaviour {
         params_digest: &str,
     ) -> anyhow::Result<Self> {
         let peer_id = key.public().to_peer_id();
+        if config.max_message_bytes < MAX_GOSSIP_FRAME {
+            anyhow::bail!(
+                "p2p.max_message_bytes = {} is below the largest gossip frame nodes send ({MAX_GOSSIP_FRAME}); raise it",
+                config.max_message_bytes
+            );
+        }
         let gossip_config = gossipsub::ConfigBuilder::default()
             .validation_mode(gossipsub::ValidationMode::Strict)
             .validate_messages()

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use libp2p::multiaddr::Protocol;
@@ -13,13 +13,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::behaviour::{Behaviour, BehaviourEvent};
+use super::guard::{GossipGate, Guard, MAX_STRIKES};
+use super::peers::check_identify;
 use super::protocol::{CertReply, ChallengeReply, ReconcileReply, Rejection, Topic};
 use super::{Command, NetworkEvent, RpcError, Validation};
 use crate::config::P2pSection;
 use crate::metrics::{GossipLabel, Metrics};
-
-/// Rejected gossip messages after which a peer is disconnected and blocked.
-const MAX_STRIKES: u32 = 5;
 
 type Pending<T> = HashMap<OutboundRequestId, oneshot::Sender<Result<T, RpcError>>>;
 
@@ -38,7 +37,7 @@ pub struct EventLoop {
     challenge_out: Pending<ChallengeReply>,
     reconcile_out: Pending<ReconcileReply>,
     cert_out: Pending<CertReply>,
-    strikes: HashMap<PeerId, u32>,
+    guard: Guard,
 }
 
 fn build_swarm(
@@ -79,6 +78,7 @@ impl EventLoop {
         key: identity::Keypair,
         config: &P2pSection,
         params_digest: String,
+        members: Vec<PeerId>,
         commands: mpsc::Receiver<Command>,
         events: mpsc::Sender<NetworkEvent>,
         metrics: Arc<Metrics>,
@@ -116,7 +116,7 @@ impl EventLoop {
             challenge_out: HashMap::new(),
             reconcile_out: HashMap::new(),
             cert_out: HashMap::new(),
-            strikes: HashMap::new(),
+            guard: Guard::new(members, config),
         })
     }
 
@@ -124,6 +124,7 @@ impl EventLoop {
     pub async fn run(mut self, shutdown: CancellationToken) {
         self.dial_bootstrap();
         let mut redial = tokio::time::interval(Duration::from_secs(5));
+        let mut expire = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -133,6 +134,7 @@ impl EventLoop {
                     None => break,
                 },
                 _ = redial.tick() => self.dial_bootstrap(),
+                _ = expire.tick() => self.expire_bans(),
             }
         }
         tracing::info!("network stopped");
@@ -164,6 +166,13 @@ impl EventLoop {
                 self.metrics.drop_in(queue);
                 false
             }
+        }
+    }
+
+    fn expire_bans(&mut self) {
+        for peer in self.guard.expire(Instant::now()) {
+            tracing::info!(%peer, "ban ended");
+            self.swarm.behaviour_mut().blocked.unblock_peer(peer);
         }
     }
 
@@ -215,6 +224,14 @@ impl EventLoop {
                     self.report(&message_id, &propagation_source, None, Validation::Reject);
                     return;
                 };
+                let gate =
+                    self.guard
+                        .gossip(topic, propagation_source, message.source, Instant::now());
+                if let GossipGate::Settle(result, why) = gate {
+                    tracing::debug!(peer = %propagation_source, author = ?message.source, topic = topic.label(), why, "gossip settled before validation");
+                    self.report_as(&message_id, &propagation_source, Some(topic), result, why);
+                    return;
+                }
                 let event = NetworkEvent::Gossip {
                     topic,
                     data: message.data,
@@ -231,11 +248,22 @@ impl EventLoop {
                 }
             }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
-                let theirs = info.agent_version.split("params=").nth(1).unwrap_or("");
-                if info.protocol_version != super::behaviour::PROTOCOL_VERSION
-                    || theirs != self.params_digest
-                {
-                    tracing::warn!(%peer_id, agent = %info.agent_version, "peer runs other network parameters; disconnecting");
+                let member = self.guard.is_member(&peer_id);
+                if let Err(refusal) = check_identify(
+                    member,
+                    &info.protocol_version,
+                    &info.agent_version,
+                    &self.params_digest,
+                ) {
+                    tracing::warn!(
+                        %peer_id,
+                        member,
+                        check = refusal.check,
+                        why = %refusal.why,
+                        agent = %info.agent_version,
+                        protocol = %info.protocol_version,
+                        "refusing peer at identify; disconnecting"
+                    );
                     self.ban(peer_id);
                     return;
                 }
@@ -246,35 +274,64 @@ impl EventLoop {
             // An inbound request the node cannot take (its event queue is full) is answered at
             // once: its channel is not kept waiting for a reply that will never come.
             BehaviourEvent::Challenge(event) => {
-                if let Some((channel, request)) = inbound(event, &mut self.challenge_out) {
-                    let id = self.inbound_id();
-                    self.challenge_in.insert(id, channel);
-                    if !self.emit(NetworkEvent::Challenge { id, request }, "rpc") {
-                        let reply = ChallengeReply::Rejected(overloaded());
-                        self.on_command(Command::ReplyChallenge { id, reply });
-                    }
+                let Some((peer, channel, request)) = inbound(event, &mut self.challenge_out) else {
+                    return;
+                };
+                if let Err(refusal) = self.guard.rpc(peer, false, Instant::now()) {
+                    self.metrics.drop_in(&format!("rpc_{}", refusal.code()));
+                    let reply = ChallengeReply::Rejected(refused(refusal.code()));
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .challenge
+                        .send_response(channel, reply);
+                    return;
+                }
+                let id = self.inbound_id();
+                self.challenge_in.insert(id, channel);
+                if !self.emit(NetworkEvent::Challenge { id, request }, "rpc") {
+                    let reply = ChallengeReply::Rejected(overloaded());
+                    self.on_command(Command::ReplyChallenge { id, reply });
                 }
             }
             BehaviourEvent::Reconcile(event) => {
-                if let Some((channel, request)) = inbound(event, &mut self.reconcile_out) {
-                    let id = self.inbound_id();
-                    self.reconcile_in.insert(id, channel);
-                    if !self.emit(NetworkEvent::Reconcile { id, request }, "rpc") {
-                        let reply = ReconcileReply::Rejected(overloaded());
-                        self.on_command(Command::ReplyReconcile { id, reply });
-                    }
+                let Some((peer, channel, request)) = inbound(event, &mut self.reconcile_out) else {
+                    return;
+                };
+                if let Err(refusal) = self.guard.rpc(peer, true, Instant::now()) {
+                    self.metrics.drop_in(&format!("rpc_{}", refusal.code()));
+                    let reply = ReconcileReply::Rejected(refused(refusal.code()));
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .reconcile
+                        .send_response(channel, reply);
+                    return;
+                }
+                let id = self.inbound_id();
+                self.reconcile_in.insert(id, channel);
+                if !self.emit(NetworkEvent::Reconcile { id, request }, "rpc") {
+                    let reply = ReconcileReply::Rejected(overloaded());
+                    self.on_command(Command::ReplyReconcile { id, reply });
                 }
             }
             BehaviourEvent::Cert(event) => {
-                if let Some((channel, request)) = inbound(event, &mut self.cert_out) {
-                    let id = self.inbound_id();
-                    self.cert_in.insert(id, channel);
-                    if !self.emit(NetworkEvent::Cert { id, request }, "rpc") {
-                        self.on_command(Command::ReplyCert {
-                            id,
-                            reply: CertReply(None),
-                        });
-                    }
+                let Some((peer, channel, request)) = inbound(event, &mut self.cert_out) else {
+                    return;
+                };
+                if let Err(refusal) = self.guard.rpc(peer, false, Instant::now()) {
+                    // The certificate protocol has no rejection: dropping the channel fails
+                    // the request at the peer.
+                    self.metrics.drop_in(&format!("rpc_{}", refusal.code()));
+                    return;
+                }
+                let id = self.inbound_id();
+                self.cert_in.insert(id, channel);
+                if !self.emit(NetworkEvent::Cert { id, request }, "rpc") {
+                    self.on_command(Command::ReplyCert {
+                        id,
+                        reply: CertReply(None),
+                    });
                 }
             }
             _ => {}
@@ -288,6 +345,24 @@ impl EventLoop {
         topic: Option<Topic>,
         result: Validation,
     ) {
+        let label = match result {
+            Validation::Accept => "accept",
+            Validation::Reject => "reject",
+            Validation::Ignore => "ignore",
+        };
+        self.report_as(id, source, topic, result, label);
+    }
+
+    /// Reports a verdict to gossipsub, counting it under `label` (the verdict, or why the
+    /// event loop settled the message itself).
+    fn report_as(
+        &mut self,
+        id: &gossipsub::MessageId,
+        source: &PeerId,
+        topic: Option<Topic>,
+        result: Validation,
+        label: &str,
+    ) {
         let acceptance = match result {
             Validation::Accept => gossipsub::MessageAcceptance::Accept,
             Validation::Reject => gossipsub::MessageAcceptance::Reject,
@@ -299,20 +374,18 @@ impl EventLoop {
             .report_message_validation_result(id, source, acceptance);
         let label = GossipLabel {
             topic: topic.map(Topic::label).unwrap_or("unknown").into(),
-            result: format!("{result:?}").to_lowercase(),
+            result: label.into(),
         };
         self.metrics.gossip.get_or_create(&label).inc();
-        if result == Validation::Reject {
-            let strikes = self.strikes.entry(*source).or_default();
-            *strikes += 1;
-            if *strikes >= MAX_STRIKES {
-                tracing::warn!(peer = %source, "peer sent {MAX_STRIKES} invalid gossip messages; disconnecting");
-                self.ban(*source);
-            }
+        if result == Validation::Reject && self.guard.strike(*source) {
+            tracing::warn!(peer = %source, member = self.guard.is_member(source), "peer sent {MAX_STRIKES} invalid gossip messages; disconnecting");
+            self.ban(*source);
         }
     }
 
+    /// Blocks `peer` for the configured ban duration and drops its connections.
     fn ban(&mut self, peer: PeerId) {
+        self.guard.ban(peer, Instant::now());
         self.swarm.behaviour_mut().blocked.block_peer(peer);
         let _ = self.swarm.disconnect_peer_id(peer);
         self.metrics.peers_banned.inc();
@@ -410,16 +483,29 @@ fn overloaded() -> Rejection {
     }
 }
 
-/// Handles a request-response event: completes outbound requests, returns inbound ones.
+/// The reply to a request this peer may not make, or not so often.
+fn refused(code: &str) -> Rejection {
+    Rejection {
+        code: code.into(),
+        message: match code {
+            "not_a_member" => "this protocol answers committee members only".into(),
+            _ => "too many requests from this peer; retry after a pause".into(),
+        },
+        opens_at: None,
+    }
+}
+
+/// Handles a request-response event: completes outbound requests, returns inbound ones with
+/// the requesting peer.
 fn inbound<Req, Resp>(
     event: request_response::Event<Req, Resp>,
     pending: &mut Pending<Resp>,
-) -> Option<(ResponseChannel<Resp>, Req)> {
+) -> Option<(PeerId, ResponseChannel<Resp>, Req)> {
     match event {
-        request_response::Event::Message { message, .. } => match message {
+        request_response::Event::Message { peer, message, .. } => match message {
             request_response::Message::Request {
                 request, channel, ..
-            } => Some((channel, request)),
+            } => Some((peer, channel, request)),
             request_response::Message::Response {
                 request_id,
                 response,

@@ -40,12 +40,15 @@ async fn a_request_beyond_a_full_event_queue_is_answered_overloaded() {
     // The busy node: an event queue of one place that nobody drains.
     let busy_key = crate::network::keypair(&testing::key(1)).unwrap();
     let busy_peer = busy_key.public().to_peer_id();
+    let caller_key = crate::network::keypair(&testing::key(2)).unwrap();
+    let members = vec![busy_peer, caller_key.public().to_peer_id()];
     let (busy_tx, busy_commands) = mpsc::channel(16);
     let (events_tx, mut busy_events) = mpsc::channel(1);
     let busy = EventLoop::new(
         busy_key,
         &P2pSection::default(),
         digest.clone(),
+        members.clone(),
         busy_commands,
         events_tx,
         metrics(),
@@ -65,13 +68,8 @@ async fn a_request_beyond_a_full_event_queue_is_answered_overloaded() {
         bootstrap: vec![addr.to_string()],
         ..P2pSection::default()
     };
-    let (caller, _caller_events, caller_loop) = crate::network::new(
-        crate::network::keypair(&testing::key(2)).unwrap(),
-        &caller_config,
-        digest,
-        metrics(),
-    )
-    .unwrap();
+    let (caller, _caller_events, caller_loop) =
+        crate::network::new(caller_key, &caller_config, digest, members, metrics()).unwrap();
     tokio::spawn(caller_loop.run(shutdown.clone()));
     until("connected", async || {
         caller.peers().await.contains(&busy_peer)

@@ -5,7 +5,10 @@
 
 mod behaviour;
 mod event_loop;
+mod guard;
+mod peers;
 pub mod protocol;
+mod rate;
 
 use std::sync::Arc;
 
@@ -245,11 +248,13 @@ impl NetworkClient {
     }
 }
 
-/// Builds the swarm and its channels. `params_digest` is advertised and checked on every peer.
+/// Builds the swarm and its channels. `params_digest` is advertised and checked on every peer;
+/// `members` are the committee's peer ids (see [`peer_id`]).
 pub fn new(
     key: identity::Keypair,
     config: &P2pSection,
     params_digest: String,
+    members: Vec<PeerId>,
     metrics: Arc<Metrics>,
 ) -> anyhow::Result<(NetworkClient, mpsc::Receiver<NetworkEvent>, EventLoop)> {
     let (command_tx, command_rx) = mpsc::channel(CHANNEL);
@@ -258,6 +263,7 @@ pub fn new(
         key,
         config,
         params_digest,
+        members,
         command_rx,
         event_tx,
         metrics.clone(),

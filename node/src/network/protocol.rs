@@ -196,6 +196,34 @@ pub struct CertRpc {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CertReply(pub Option<WindowCertificate>);
 
+/// Largest gossip payload a node publishes or decodes: the codec's own decode limit, so whatever
+/// one node sends every other decodes. Acceptance batches are split to fit it
+/// ([`acceptance_payloads`]).
+pub const MAX_GOSSIP_PAYLOAD: usize = hco_oracle::codec::MAX_DECODE_LEN;
+
+/// Room for gossipsub's envelope around a payload (protobuf framing, topic, author key, sequence
+/// number, signature: about 200 bytes).
+pub const GOSSIP_ENVELOPE: usize = 4 * 1024;
+
+/// Largest gossipsub frame a node sends: a full payload in its envelope.
+pub const MAX_GOSSIP_FRAME: usize = MAX_GOSSIP_PAYLOAD + GOSSIP_ENVELOPE;
+
+/// The gossip payloads of a batch of sealed acceptances: each the codec's encoding of a
+/// `Vec<SealedAcceptance>` of at most [`MAX_GOSSIP_PAYLOAD`] bytes, in order. The split follows
+/// the encoded sizes (proofs grow with the batch, families' answers differ in length).
+pub fn acceptance_payloads(batch: &[SealedAcceptance]) -> Vec<Vec<u8>> {
+    let (payloads, skipped) = hco_oracle::codec::encode_chunks(batch, MAX_GOSSIP_PAYLOAD);
+    if skipped > 0 {
+        // Cannot happen with the message types as they are; reconciliation would not carry
+        // such an acceptance either.
+        tracing::error!(
+            skipped,
+            "sealed acceptances larger than a gossip payload were not gossiped"
+        );
+    }
+    payloads
+}
+
 /// Most items asked for or returned in one reconciliation message.
 pub const MAX_FETCH: usize = 1000;
 

@@ -1,5 +1,7 @@
 //! A raw libp2p peer against a real node process: a peer with other network parameters is
-//! refused, and a peer that keeps sending invalid gossip is scored down and disconnected.
+//! refused, a peer that keeps sending invalid gossip is scored down and disconnected, and an
+//! observer of another implementation reads gossip and publishes registrations only within its
+//! rate limit.
 
 use std::time::Duration;
 
@@ -17,6 +19,11 @@ struct Peer {
 }
 
 fn swarm(params_digest: &str) -> libp2p::Swarm<Peer> {
+    client_swarm("/hco/1.0.0", &format!("test params={params_digest}"))
+}
+
+/// A swarm with the identify strings of the caller's choice.
+fn client_swarm(protocol_version: &str, agent_version: &str) -> libp2p::Swarm<Peer> {
     let key = identity::Keypair::generate_ed25519();
     libp2p::SwarmBuilder::with_existing_identity(key.clone())
         .with_tokio()
@@ -36,8 +43,8 @@ fn swarm(params_digest: &str) -> libp2p::Swarm<Peer> {
             )
             .unwrap(),
             identify: identify::Behaviour::new(
-                identify::Config::new("/hco/1.0.0".into(), key.public())
-                    .with_agent_version(format!("test params={params_digest}")),
+                identify::Config::new(protocol_version.into(), key.public())
+                    .with_agent_version(agent_version.into()),
             ),
         })
         .unwrap()
@@ -104,7 +111,7 @@ async fn devnet_gossip_a_peer_with_other_parameters_is_disconnected() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn devnet_gossip_invalid_messages_get_a_peer_scored_down_and_disconnected() {
-    let node = Single::start("");
+    let node = Single::start("[p2p]\nban_duration = \"2s\"\n");
     let digest = get(&node.url, "/v1/params").unwrap()["digest"]
         .as_str()
         .unwrap()
@@ -113,7 +120,7 @@ async fn devnet_gossip_invalid_messages_get_a_peer_scored_down_and_disconnected(
     let mut s = swarm(&digest);
     let topic = gossipsub::IdentTopic::new("hco/acceptance/1");
     s.behaviour_mut().gossipsub.subscribe(&topic).unwrap();
-    s.dial(addr).unwrap();
+    s.dial(addr.clone()).unwrap();
     let subscribed = drive(&mut s, Duration::from_secs(15), |e| {
         matches!(e, SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, .. })) if *peer_id == peer)
     })
@@ -133,24 +140,151 @@ async fn devnet_gossip_invalid_messages_get_a_peer_scored_down_and_disconnected(
         closed = drive(&mut s, Duration::from_millis(150), is_close).await;
     }
     closed = closed || drive(&mut s, Duration::from_secs(15), is_close).await;
+    // Refused as invalid, here already because the author is not a committee member.
     let validations = metric(
         &node,
         "hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}",
+    ) + metric(
+        &node,
+        "hco_gossip_validations_total{topic=\"acceptance\",result=\"not_a_member\"}",
     );
     assert!(
         closed,
         "the node kept a peer that sent invalid gossip ({validations} rejected)"
     );
-    assert!(
-        metric(
-            &node,
-            "hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}"
-        ) >= 5.0
-    );
+    assert!(validations >= 5.0, "{validations} rejected");
     assert!(metric(&node, "hco_peers_banned_total") >= 1.0);
     // Nothing it sent was recorded.
     assert_eq!(
         get(&node.url, "/v1/windows/0").unwrap()["active_count_local"],
         0
     );
+    // The ban ends on its own: the same peer is let in again.
+    let mut back = false;
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if s.dial(addr.clone()).is_err() {
+            continue;
+        }
+        back = drive(&mut s, Duration::from_secs(2), |e| {
+            matches!(e, SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, .. })) if *peer_id == peer)
+        })
+        .await;
+        if back {
+            break;
+        }
+    }
+    assert!(back, "the peer was still refused after its ban ended");
+}
+
+fn now_ms() -> u64 {
+    use hco_oracle::Clock;
+    hco_oracle::SystemClock.now()
+}
+
+fn registered(node: &Single, key: &ed25519_dalek::SigningKey) -> bool {
+    let id = hco_oracle::IdentityId(key.verifying_key().to_bytes());
+    get(&node.url, &format!("/v1/identities/{id}")).is_some()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_within_its_limit() {
+    use hco_challenges::Class;
+    use hco_oracle::{SignedRegister, codec, testing};
+
+    const BURST: u32 = 3;
+    const PER_SECOND: u32 = 1;
+    const SENT: u64 = 20;
+    let node = Single::start(&format!(
+        "[p2p]\nobserver_gossip_per_second = {PER_SECOND}\nobserver_gossip_burst = {BURST}\n"
+    ));
+    let (addr, peer) = node_address(&node);
+    // What a stock client of another implementation sends: its own protocol version and an
+    // agent string without the network parameters.
+    let mut s = client_swarm("ipfs/0.1.0", "js-libp2p/3.3.0 UserAgent=node");
+    let topic = gossipsub::IdentTopic::new("hco/registry/1");
+    s.behaviour_mut().gossipsub.subscribe(&topic).unwrap();
+    s.dial(addr).unwrap();
+    let subscribed = drive(&mut s, Duration::from_secs(15), |e| {
+        matches!(e, SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, .. })) if *peer_id == peer)
+    })
+    .await;
+    assert!(subscribed, "the node never subscribed us to its topics");
+
+    // Reading: registrations made over HTTP reach the observer as gossip.
+    let mut heard = false;
+    for i in 0..10 {
+        let key = testing::key(7_000 + i);
+        let reg = SignedRegister::new(&key, Class::Agent, now_ms());
+        let url = node.url.clone();
+        let status = tokio::task::spawn_blocking(move || {
+            crate::support::post(&url, "/v1/identities", &reg).0
+        })
+        .await
+        .unwrap();
+        assert_eq!(status, 201);
+        let id = key.verifying_key().to_bytes();
+        heard = drive(&mut s, Duration::from_secs(2), |e| match e {
+            SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Message {
+                message,
+                ..
+            })) => codec::decode::<SignedRegister>(&message.data, 1 << 16)
+                .is_ok_and(|r| r.body.id.0 == id),
+            _ => false,
+        })
+        .await;
+        if heard {
+            break;
+        }
+    }
+    assert!(heard, "the observer never received registry gossip");
+
+    // Publishing: as fast as it can, more registrations than its burst.
+    let keys: Vec<_> = (0..SENT).map(|i| testing::key(8_000 + i)).collect();
+    let started = std::time::Instant::now();
+    for key in &keys {
+        let reg = SignedRegister::new(key, Class::Agent, now_ms());
+        s.behaviour_mut()
+            .gossipsub
+            .publish(topic.clone(), codec::encode(&reg))
+            .unwrap();
+    }
+    // Let the swarm send them (and keep the connection alive) while the node judges them.
+    let judged = |node: &Single| {
+        ["accept", "ignore", "reject", "rate_limited"]
+            .iter()
+            .map(|r| {
+                metric(
+                    node,
+                    &format!("hco_gossip_validations_total{{topic=\"registry\",result=\"{r}\"}}"),
+                )
+            })
+            .sum::<f64>()
+    };
+    for _ in 0..100 {
+        drive(&mut s, Duration::from_millis(100), |_| false).await;
+        if judged(&node) >= SENT as f64 {
+            break;
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let recorded = keys.iter().filter(|k| registered(&node, k)).count() as f64;
+    let limited = metric(
+        &node,
+        "hco_gossip_validations_total{topic=\"registry\",result=\"rate_limited\"}",
+    );
+    // The bucket allows its burst and what it refilled while the messages arrived.
+    let allowed = f64::from(BURST) + (elapsed * f64::from(PER_SECOND)).ceil();
+    assert!(
+        recorded >= 1.0,
+        "nothing the observer published was recorded"
+    );
+    assert!(
+        recorded <= allowed,
+        "{recorded} of {SENT} recorded, at most {allowed} allowed"
+    );
+    assert!(limited >= SENT as f64 - allowed, "{limited} rate-limited");
+    // Dropped over its limit, not punished: the observer is still connected.
+    assert_eq!(metric(&node, "hco_peers_banned_total"), 0.0);
+    assert!(s.is_connected(&peer));
 }
