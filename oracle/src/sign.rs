@@ -14,7 +14,7 @@
 //! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest |
 //! | response | `hco response v1` | challenge id, answer |
 //! | window summary | `hco window summary v1` | version u8, t u64, root, count u64, params digest |
-//! | reveal | `hco reveal v1` | version u8, t u64, node, secret |
+//! | reveal | `hco reveal v2` | version u8, t u64, node, secret, next-window commitment |
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
