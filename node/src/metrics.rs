@@ -75,7 +75,7 @@ pub struct Metrics {
     pub peers: Gauge,
     /// Gossip messages validated, by topic and result.
     pub gossip: Family<GossipLabel, Counter>,
-    /// Messages dropped because a bounded queue was full.
+    /// Messages and requests dropped: a bounded queue was full, or a peer's request refused.
     pub dropped: Family<DropLabel, Counter>,
     /// Peers disconnected and blocked for misbehaviour.
     pub peers_banned: Counter,
@@ -158,7 +158,7 @@ impl Metrics {
         );
         r.register(
             "dropped_messages",
-            "Messages dropped because a bounded queue was full",
+            "Messages and requests dropped: a bounded queue was full, or (queue rpc_*) a peer's request was refused",
             m.dropped.clone(),
         );
         r.register(
