@@ -90,17 +90,50 @@ pub fn covers(shape: &Shape, px: i32, py: i32) -> bool {
 
 /// The colour `shape` paints pixel `(px, py)` with, if any.
 pub fn paint(shape: &Shape, px: i32, py: i32) -> Option<[u8; 3]> {
-    let (c, s) = TILTS[shape.tilt];
-    let r = shape.r as f32;
+    let frame = Frame::of(shape);
     let (dx, dy) = ((px - shape.x) as f32 + 0.5, (py - shape.y) as f32 + 0.5);
-    let (sx, sy) = (
-        shape.stretch.0 as f32 / 100.0,
-        shape.stretch.1 as f32 / 100.0,
-    );
-    let (u, v) = ((dx * c + dy * s) / (r * sx), (dy * c - dx * s) / (r * sy));
+    let (u, v) = frame.uv(dx, dy);
+    paint_at(shape, px, py, u, v)
+}
+
+/// A shape's own frame: pixel offsets to `(u, v)`, turned by its tilt and scaled to its radius
+/// and stretch (the reciprocals computed once per shape, not per pixel).
+struct Frame {
+    /// `∂u/∂dx`, `∂u/∂dy`.
+    du: (f32, f32),
+    /// `∂v/∂dx`, `∂v/∂dy`.
+    dv: (f32, f32),
+}
+
+impl Frame {
+    fn of(shape: &Shape) -> Self {
+        let (c, s) = TILTS[shape.tilt];
+        let r = shape.r as f32;
+        let (rx, ry) = (
+            r * shape.stretch.0 as f32 / 100.0,
+            r * shape.stretch.1 as f32 / 100.0,
+        );
+        Self {
+            du: (c / rx, s / rx),
+            dv: (-s / ry, c / ry),
+        }
+    }
+
+    fn uv(&self, dx: f32, dy: f32) -> (f32, f32) {
+        (
+            dx * self.du.0 + dy * self.du.1,
+            dx * self.dv.0 + dy * self.dv.1,
+        )
+    }
+}
+
+/// [`paint`] with the pixel's frame coordinates `(u, v)` already known.
+fn paint_at(shape: &Shape, px: i32, py: i32, u: f32, v: f32) -> Option<[u8; 3]> {
     if !inside(shape.kind, u, v) {
         return None;
     }
+    let r = shape.r as f32;
+    let (dx, dy) = ((px - shape.x) as f32 + 0.5, (py - shape.y) as f32 + 0.5);
     let (one, two) = (Some(shape.colour), Some(shape.colour2));
     let band = match shape.style {
         Style::Filled => return one,
@@ -144,10 +177,14 @@ pub fn paint(shape: &Shape, px: i32, py: i32) -> Option<[u8; 3]> {
 }
 
 fn draw_shape(img: &mut RgbImage, shape: &Shape) {
+    let frame = Frame::of(shape);
     let reach = shape.r * 6 / 5 + 2;
     for py in shape.y - reach..=shape.y + reach {
+        let dy = (py - shape.y) as f32 + 0.5;
         for px in shape.x - reach..=shape.x + reach {
-            if let Some(colour) = paint(shape, px, py) {
+            let dx = (px - shape.x) as f32 + 0.5;
+            let (u, v) = frame.uv(dx, dy);
+            if let Some(colour) = paint_at(shape, px, py, u, v) {
                 put(img, px, py, colour);
             }
         }
