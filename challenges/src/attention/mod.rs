@@ -17,10 +17,10 @@
 //! (`render.rs`); most of its companions are letters that share its strokes (`K` with `X`, `R`,
 //! `H`, `N`, `Y`, `A`). A person reads a large capital at a glance; a script must read it from
 //! the pixels within the reaction window, and its errors compound: it must be right on every one
-//! of the events (8 at the default difficulty, about half of them showing the cue), which
-//! includes clicking nothing when the cue is absent.
+//! of the events (7 at the default difficulty, 4 or 5 of them showing the cue), which
+//! includes clicking nothing when the cue is absent. A stream of 7 plays about 14 s.
 //!
-//! Difficulty (1..=5, default 2): `6 + d` events. The key is `[2, d, plan seed (32 bytes)]`;
+//! Difficulty (1..=5, default 2): `5 + d` events. The key is `[2, d, plan seed (32 bytes)]`;
 //! frames are rendered when streamed, so generation is a few hashes.
 //!
 //! The assumption this rests on: no reader of distorted capitals in clutter (OCR, shape
@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 pub use plan::{
     CELL, CUES, Event, FRAME, GRID, Glyph, LETTERS, Plan, TOLERANCE, VISIBLE_MS, event_count,
+    target_range, typical_duration_ms,
 };
 pub use record::{Click, Log, MAX_CLICKS, MAX_LOG, mac_key};
 pub use rules::{MAX_REACTION_MS, MIN_REACTION_MS, RTT_CAP_MS};
@@ -183,8 +184,9 @@ impl Family for Attention {
         // The cue is the plan's first draw (see `Plan::generate`).
         let cue = CUES[s.below(CUES.len() as u64) as usize].0;
         let cue = char::from(cue);
+        let seconds = typical_duration_ms(events).div_ceil(1000);
         let text = format!(
-            "Letters flash on the grid, {LETTERS} at a time, {events} times over about 20 \
+            "Letters flash on the grid, {LETTERS} at a time, {events} times over about {seconds} \
              seconds. Each time the letter {cue} is among them, click or tap that {cue} before \
              the letters vanish (or pick its cell with the arrow keys and press Enter). When \
              there is no {cue}, do nothing."

@@ -326,10 +326,23 @@ mod tests {
         for m in [0.0f32, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.16, 0.2, 0.25] {
             let (ev, n, ch, tries) = rate(&all, m);
             let (lo, hi) = wilson(ch, tries, Z95);
+            // Events with and without the cue apart: what a plan with another share of cue
+            // events would give the attacker.
+            let split = |cue: bool| {
+                let of: Vec<&Read> = all
+                    .iter()
+                    .flatten()
+                    .filter(|r| r.0.is_some() == cue)
+                    .collect();
+                let ok = of.iter().filter(|(t, cells)| right(*t, cells, m)).count();
+                ok as f64 / of.len().max(1) as f64
+            };
             eprintln!(
-                "frame-cv offline margin {m}: events {ev}/{n} ({:.3}), challenges {ch}/{tries} \
-                 (Wilson 95 % {lo:.4}–{hi:.4})",
-                ev as f64 / n as f64
+                "frame-cv offline margin {m}: events {ev}/{n} ({:.3}; with cue {:.3}, without \
+                 {:.3}), challenges {ch}/{tries} (Wilson 95 % {lo:.4}–{hi:.4})",
+                ev as f64 / n as f64,
+                split(true),
+                split(false)
             );
         }
     }

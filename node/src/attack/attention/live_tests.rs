@@ -127,7 +127,7 @@ fn rate(
 }
 
 /// Every attacker's first tries over HTTP; none passes often. About two minutes in a debug
-/// build (the stream plays 19 s; frame reading is unoptimised code there).
+/// build (the stream plays 14 s; frame reading is unoptimised code there).
 #[test]
 fn attackers_over_http_rarely_pass() {
     let dir = tempfile::tempdir().unwrap();
