@@ -51,6 +51,10 @@ pub struct AgentSection {
     pub corpus_dir: Option<PathBuf>,
     /// A file of retired narrative set ids (one per line).
     pub retired_sets: Option<PathBuf>,
+    /// Whether the agent class may run on the public starter corpus (or a corpus sharing any of
+    /// its narratives): true for development; production sets false, and the node then refuses
+    /// to start without a private `corpus_dir`.
+    pub allow_starter_corpus: bool,
 }
 
 impl Default for AgentSection {
@@ -64,6 +68,7 @@ impl Default for AgentSection {
             credential_ttl: Duration::from_secs(24 * 3600),
             corpus_dir: None,
             retired_sets: None,
+            allow_starter_corpus: true,
         }
     }
 }

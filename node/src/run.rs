@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hco_challenges::Registry;
-use hco_challenges::narrative::{Corpus, RetiredSets};
 use hco_oracle::admission_game::{AdmissionGame, GameParams};
 use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
 use serde_json::json;
 
 use crate::config::Config;
+use crate::corpus::operator::AgentCorpus;
 use crate::driver::{self, DriverOptions};
 use crate::http::{self, AppState};
 use crate::idle;
@@ -31,7 +31,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     };
     let me = NodeId(key.verifying_key().to_bytes());
     let params = config.network.params(me)?;
-    let registry = Registry::builtin();
+    // The agent class's corpus: the per-window family and the admission game both draw from it.
+    let agent_corpus = Arc::new(AgentCorpus::load(&config)?);
+    let mut registry = Registry::builtin();
+    registry.insert(agent_corpus.family());
     params.validate(&registry)?;
     std::fs::create_dir_all(&config.node.data_dir).with_context(|| {
         format!(
@@ -121,7 +124,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     });
 
     let game = if config.agent.enabled {
-        Some(Arc::new(admission_game(&config, &key)?))
+        Some(Arc::new(admission_game(&config, &key, &agent_corpus)))
     } else {
         None
     };
@@ -131,6 +134,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         game,
         streams: Default::default(),
         limits: Arc::new(http::limits::Limits::new(&config.http.limits)),
+        agent_corpus,
     };
     let app = http::router(
         state,
@@ -155,21 +159,9 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 fn admission_game(
     config: &Config,
     key: &ed25519_dalek::SigningKey,
-) -> anyhow::Result<AdmissionGame> {
+    corpus: &AgentCorpus,
+) -> AdmissionGame {
     let a = &config.agent;
-    let corpus = match &a.corpus_dir {
-        Some(dir) => {
-            Corpus::load_dir(dir).with_context(|| format!("agent.corpus_dir {}", dir.display()))?
-        }
-        None => Corpus::embedded().clone(),
-    };
-    let retired = match &a.retired_sets {
-        Some(path) => RetiredSets::parse(
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("agent.retired_sets {}", path.display()))?,
-        ),
-        None => RetiredSets::default(),
-    };
     let params = GameParams {
         round_budget_ms: a.round_budget.as_millis() as u64,
         session_timeout_ms: a.session_timeout.as_millis() as u64,
@@ -177,7 +169,12 @@ fn admission_game(
         max_sessions_per_client: a.max_sessions_per_ip,
         credential_ttl_ms: a.credential_ttl.as_millis() as u64,
     };
-    Ok(AdmissionGame::new(params, key.clone(), corpus, retired))
+    AdmissionGame::new(
+        params,
+        key.clone(),
+        (*corpus.corpus).clone(),
+        corpus.retired.clone(),
+    )
 }
 
 /// Writes `node.json` into the data directory: how tools and tests find a running node.

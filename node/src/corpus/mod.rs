@@ -1,7 +1,9 @@
 //! `hco corpus generate`: fills new narrative sets through any OpenAI-compatible chat endpoint
 //! with the generation prompt of the aCAPTCHA paper (Appendix A, domains of Appendix B), then
 //! validates each set and runs the linter before accepting it. Nothing is written for a set
-//! that fails.
+//! that fails. [`operator`] loads the corpus a node runs its agent class on.
+
+pub mod operator;
 
 use std::path::Path;
 use std::time::Duration;

@@ -273,6 +273,7 @@ pub async fn current_window(
         },
         "identity": identity,
         "presence": presence_view(&p),
+        "agent_corpus": state.agent_corpus.view(),
         "params_digest": p.digest(),
     })))
 }

@@ -40,6 +40,8 @@ pub struct AppState {
     pub streams: Arc<stream::Streams>,
     /// Rate and concurrency limits per client and identity.
     pub limits: Arc<limits::Limits>,
+    /// The corpus of the agent class (what the status view says about it).
+    pub agent_corpus: Arc<crate::corpus::operator::AgentCorpus>,
 }
 
 /// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.

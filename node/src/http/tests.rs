@@ -53,6 +53,9 @@ pub(super) async fn harness_over(ledger: Ledger) -> Harness {
         game: None,
         streams: Default::default(),
         limits: Arc::new(super::limits::Limits::unlimited()),
+        agent_corpus: Arc::new(
+            crate::corpus::operator::AgentCorpus::load(&crate::config::Config::default()).unwrap(),
+        ),
     };
     Harness {
         app: router(state, 4096, Duration::from_secs(5), false),

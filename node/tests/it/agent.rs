@@ -6,7 +6,7 @@ use std::time::Duration;
 use hco_challenges::narrative::Corpus;
 use serde_json::{Value, json};
 
-use crate::support::{Single, hco, hco_json, post};
+use crate::support::{Single, get, hco, hco_json, post};
 
 /// The answer the corpus gives for a round's narrative and question.
 fn answer_for(round: &Value) -> String {
@@ -221,4 +221,61 @@ fn client_agent_plugs_a_command_into_a_whole_session() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+}
+
+/// A private corpus: the starter sets with every narrative edited, under new ids.
+fn private_corpus(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for set in Corpus::embedded().sets() {
+        let mut s = set.clone();
+        s.id = format!("private-{}", s.id);
+        for p in &mut s.parts {
+            p.narrative = format!("{} [Operator's private edition.]", p.narrative);
+        }
+        let path = dir.join(format!("{}.json", s.id));
+        std::fs::write(path, serde_json::to_string(&s).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_one() {
+    // Refused: the agent class on the starter corpus with `allow_starter_corpus = false`.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("node.toml");
+    std::fs::write(
+        &config,
+        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
+         [agent]\nallow_starter_corpus = false\n",
+    )
+    .unwrap();
+    let out = hco()
+        .args(["node", "run", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("hco corpus generate"), "{stderr}");
+
+    // Served: the operator's corpus, in the admission game's rounds.
+    let corpus = tempfile::tempdir().unwrap();
+    private_corpus(corpus.path());
+    let node = Single::start(&format!(
+        "[agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+        corpus.path().display()
+    ));
+    for _ in 0..3 {
+        let round = start(&node);
+        let narrative = round["narrative"].as_str().unwrap();
+        assert!(
+            narrative.contains("[Operator's private edition.]"),
+            "{narrative}"
+        );
+    }
+    let view = get(&node.url, "/v1/windows/current").unwrap();
+    assert_eq!(view["agent_corpus"]["public_answer_key"], false, "{view}");
+    assert_eq!(
+        view["agent_corpus"]["sets"],
+        Corpus::embedded().sets().len()
+    );
 }

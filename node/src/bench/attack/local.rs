@@ -45,6 +45,9 @@ impl LocalNode {
         config.network.quorum = 0;
         config.network.issuer_fallback = 0;
         config.agent.enabled = false;
+        // The bench plays the human class; a production config's agent class would otherwise
+        // refuse the public starter corpus the bench has no private replacement for.
+        config.agent.allow_starter_corpus = true;
         let key = keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?;
         edit(&mut config, NodeId(key.verifying_key().to_bytes()))?;
         let path = dir.path().join("node.toml");
