@@ -66,11 +66,23 @@ fn answers_are_a_json_array_matched_per_part() {
         family.verify(&g.key, &short).unwrap_err().code(),
         "invalid_answer_format"
     );
+    // An empty part is a wrong part: the code does not tell a script which parts it has right
+    // (probing ["guess", "", ""] gives the same code whether the guess is right or not).
     let mut empty = answers.clone();
     empty[2] = " ".into();
     assert_eq!(
         family.verify(&g.key, &serde_json::to_vec(&empty).unwrap()),
-        Err(Reject::MissingAnswer)
+        Err(Reject::AnswerMismatch)
+    );
+    let right_then_blank = [answers[0].clone(), String::new(), String::new()];
+    let wrong_then_blank = [
+        "certainly not this".to_owned(),
+        String::new(),
+        String::new(),
+    ];
+    assert_eq!(
+        family.verify(&g.key, &serde_json::to_vec(&right_then_blank).unwrap()),
+        family.verify(&g.key, &serde_json::to_vec(&wrong_then_blank).unwrap()),
     );
     assert_eq!(family.verify(&g.key, b"\n"), Err(Reject::MissingAnswer));
     for bad in [&b"PFK1"[..], b"{\"a\":1}", b"[1,2,3]", &[0xff, 0x00]] {
