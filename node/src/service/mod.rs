@@ -1,41 +1,41 @@
-//! The node's application layer between the network, the HTTP gateway and the oracle: issuance
-//! and verification (locally when this node is the assigned issuer, forwarded otherwise), the
-//! verification batcher, and the handlers of gossip and peer requests.
+//! The node's application layer between the network, the HTTP gateway and the oracle. This file
+//! is its facade: [`Node`], its start, and issuance and verification (locally when this node is
+//! the assigned issuer, forwarded to the issuer otherwise). Its other jobs have a file each:
+//!
+//! - [`batcher`]: collects responses into batches, verifies, seals and gossips them;
+//! - [`network_events`]: validates gossip and answers peers' challenge and certificate requests;
+//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances
+//!   and reveals), both serving peers' requests and pulling from peers.
 //!
 //! The oracle is synchronous (sled and signatures); every call into it runs on the blocking pool.
 
+mod batcher;
+mod network_events;
+pub mod sync;
+
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::secret::issuer_order;
 use hco_oracle::{
-    Clock, IdentityId, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment,
-    SignedRegister, SignedRequest, codec,
+    Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment, SignedRegister,
+    SignedRequest, codec,
 };
 use libp2p::PeerId;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::{FamilyLabel, Metrics};
+use crate::network::NetworkClient;
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeReply, ChallengeRpc, MAX_FETCH, MAX_GOSSIP_PAYLOAD, MAX_KEYS,
-    MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc, Rejection, Topic, acceptance_payloads,
+    ChallengeReply, ChallengeRpc, Rejection, Topic, acceptance_payloads,
 };
-use crate::network::{NetworkClient, NetworkEvent, Validation};
 use crate::supervise::Supervisor;
 
-/// Most responses verified in one batch (one batched signature check, one seal, one flush).
-/// Its acceptances are gossiped in as many messages as their encoded size needs.
-pub const MAX_BATCH: usize = 512;
-/// Batches verified at once: one is checked while another waits for its flush.
-const CONCURRENT_BATCHES: usize = 3;
-/// Peer events handled at once.
-const CONCURRENT_EVENTS: usize = 256;
-/// Largest gossip payload decoded: what every node publishes at most.
-const MAX_GOSSIP: usize = MAX_GOSSIP_PAYLOAD;
-
-type VerdictTx = oneshot::Sender<Result<SealedAcceptance, Reason>>;
+pub use batcher::MAX_BATCH;
+use batcher::VerdictTx;
+pub use network_events::run_events;
 
 /// The running node's shared state.
 pub struct Node {
@@ -96,8 +96,10 @@ impl Node {
             verify_tx,
             supervisor: Supervisor::new(),
         });
-        node.supervisor
-            .spawn_critical("verification batcher", batcher(node.clone(), verify_rx));
+        node.supervisor.spawn_critical(
+            "verification batcher",
+            batcher::run(node.clone(), verify_rx),
+        );
         node
     }
 
@@ -297,341 +299,4 @@ impl Node {
             Err(reason) => rejected(&reason),
         })
     }
-
-    /// Handles one event from the network.
-    pub async fn on_network_event(self: &Arc<Self>, event: NetworkEvent) {
-        match event {
-            NetworkEvent::Gossip {
-                topic,
-                data,
-                id,
-                source,
-            } => {
-                let result = self.validate_gossip(topic, &data).await;
-                self.net.validate(id, source, topic, result).await;
-            }
-            NetworkEvent::Challenge { id, request } => {
-                let reply = match request {
-                    ChallengeRpc::Issue(req) => self.issue_local(req).await,
-                    ChallengeRpc::Respond(response) => self.respond_local(*response).await,
-                    ChallengeRpc::Stage(response) => self.answer_stage_local(*response).await,
-                };
-                let reply = reply.unwrap_or_else(|e| gateway_error("internal", e.to_string()));
-                self.net.reply_challenge(id, reply).await;
-            }
-            NetworkEvent::Reconcile { id, request } => {
-                let reply = self.reconcile_reply(request).await.unwrap_or_else(|e| {
-                    ReconcileReply::Rejected(Rejection {
-                        code: "internal".into(),
-                        message: e.to_string(),
-                        opens_at: None,
-                    })
-                });
-                self.net.reply_reconcile(id, reply).await;
-            }
-            NetworkEvent::Cert {
-                id,
-                request: CertRpc { t },
-            } => {
-                let cert = self.blocking(move |o| o.ledger().certificate(t)).await;
-                let reply = CertReply(cert.ok().and_then(Result::ok).flatten());
-                self.net.reply_cert(id, reply).await;
-            }
-            NetworkEvent::Listening(_) => {}
-        }
-    }
-
-    async fn validate_gossip(&self, topic: Topic, data: &[u8]) -> Validation {
-        let now = self.now();
-        let data = data.to_vec();
-        let verdict = self
-            .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
-                Ok(match topic {
-                    Topic::Registry => match codec::decode::<SignedRegister>(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(reg) => match o.register(&reg, now)? {
-                            Ok(_) => Validation::Accept,
-                            Err(
-                                Reason::BadIdentityKey
-                                | Reason::BadIdentitySignature
-                                | Reason::UnknownVersion { .. },
-                            ) => Validation::Reject,
-                            Err(_) => Validation::Ignore,
-                        },
-                    },
-                    Topic::Passkey => match codec::decode::<SignedEnrolment>(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(enrolment) => match o.record_enrolment(&enrolment)? {
-                            Ok(_) => Validation::Accept,
-                            // Not yet registered here, or at the passkey limit: not the
-                            // sender's fault.
-                            Err(Reason::UnknownIdentity | Reason::TooManyPasskeys { .. }) => {
-                                Validation::Ignore
-                            }
-                            Err(_) => Validation::Reject,
-                        },
-                    },
-                    Topic::Acceptance => {
-                        match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
-                            Err(_) => Validation::Reject,
-                            Ok(batch) => match o.record_remote(&batch)? {
-                                Ok(_) => Validation::Accept,
-                                // Nothing of the batch is recorded either way; the sender is
-                                // struck only when the batch proves it wrong.
-                                Err(reason) if hco_oracle::blames_sender(&reason) => {
-                                    tracing::warn!(%reason, "acceptance batch rejected");
-                                    Validation::Reject
-                                }
-                                Err(_) => Validation::Ignore,
-                            },
-                        }
-                    }
-                    Topic::Summary => match codec::decode(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(summary) => match o.add_summary(&summary)? {
-                            Ok(_) => Validation::Accept,
-                            Err(_) => Validation::Reject,
-                        },
-                    },
-                    Topic::Evidence => match codec::decode(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(evidence) => match o.add_evidence(&evidence)? {
-                            Ok(_) => Validation::Accept,
-                            // Checked by signatures alone, or re-audited here (which may
-                            // need a reveal not yet held): refuse without blaming.
-                            Err(Reason::Malformed(_)) => Validation::Ignore,
-                            Err(_) => Validation::Reject,
-                        },
-                    },
-                    Topic::Reveal => match codec::decode(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(reveal) => match o.add_reveal(&reveal, now)? {
-                            Ok(()) => Validation::Accept,
-                            Err(Reason::WindowNotClosed { .. }) => Validation::Ignore,
-                            Err(_) => Validation::Reject,
-                        },
-                    },
-                })
-            })
-            .await;
-        match verdict {
-            Ok(Ok(v)) => v,
-            Ok(Err(e)) => {
-                self.supervisor.storage_failed("gossip validation", e);
-                Validation::Ignore
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "gossip validation task failed");
-                Validation::Ignore
-            }
-        }
-    }
-
-    async fn reconcile_reply(&self, request: ReconcileRpc) -> anyhow::Result<ReconcileReply> {
-        self.blocking(move |o| -> anyhow::Result<ReconcileReply> {
-            let ledger = o.ledger();
-            Ok(match request {
-                ReconcileRpc::Keys { t, after, limit } => {
-                    let limit = (limit as usize).min(MAX_KEYS);
-                    ReconcileReply::Keys(ledger.accepted_keys_after(t, after, limit)?)
-                }
-                ReconcileRpc::Fetch { t, keys } => {
-                    let mut out = Vec::new();
-                    for (id, j) in keys.into_iter().take(MAX_FETCH) {
-                        if let Some(a) = ledger.accepted(t, &id, j)? {
-                            out.push(a);
-                        }
-                    }
-                    ReconcileReply::Acceptances(out)
-                }
-                ReconcileRpc::Identities { after, limit } => {
-                    let limit = (limit as usize).min(MAX_FETCH);
-                    ReconcileReply::Identities(ledger.identities_after(after.as_ref(), limit)?)
-                }
-                ReconcileRpc::Reveals { t } => {
-                    let mut reveals = ledger.reveals(t)?;
-                    reveals.truncate(o.params().committee.len());
-                    ReconcileReply::Reveals(reveals)
-                }
-                ReconcileRpc::Passkeys { after, limit } => {
-                    let limit = (limit as usize).min(MAX_PASSKEY_FETCH);
-                    let after = after.as_ref().map(|(id, c)| (id, c.as_slice()));
-                    ReconcileReply::Passkeys(
-                        ledger
-                            .passkeys_after(after, limit)?
-                            .into_iter()
-                            .map(|r| (r.enrolment, r.credential_id))
-                            .collect(),
-                    )
-                }
-            })
-        })
-        .await?
-    }
-
-    /// Copies from `peer` every registration this node lacks (used at start).
-    pub async fn sync_identities(&self, peer: PeerId) -> anyhow::Result<usize> {
-        let mut after: Option<IdentityId> = None;
-        let mut added = 0;
-        loop {
-            let reply = self
-                .net
-                .reconcile(
-                    peer,
-                    ReconcileRpc::Identities {
-                        after,
-                        limit: MAX_FETCH as u32,
-                    },
-                )
-                .await?;
-            let ReconcileReply::Identities(page) = reply else {
-                break;
-            };
-            let Some(last) = page.last().map(|r| r.body.id) else {
-                break;
-            };
-            let now = self.now();
-            let n = page.len();
-            added += self
-                .blocking(move |o| {
-                    page.iter()
-                        .filter(|r| matches!(o.register(r, now), Ok(Ok(_))))
-                        .count()
-                })
-                .await?;
-            if n < MAX_FETCH {
-                break;
-            }
-            after = Some(last);
-        }
-        Ok(added)
-    }
-
-    /// Copies from `peer` every passkey enrolment this node lacks (used at start, after the
-    /// registrations). Each is re-verified here.
-    pub async fn sync_passkeys(&self, peer: PeerId) -> anyhow::Result<usize> {
-        let mut after: Option<(IdentityId, Vec<u8>)> = None;
-        let mut added = 0;
-        loop {
-            let request = ReconcileRpc::Passkeys {
-                after: after.clone(),
-                limit: MAX_PASSKEY_FETCH as u32,
-            };
-            let ReconcileReply::Passkeys(page) = self.net.reconcile(peer, request).await? else {
-                break;
-            };
-            let Some((last, credential)) = page.last() else {
-                break;
-            };
-            let next = (last.body.id, credential.clone());
-            let n = page.len();
-            added += self
-                .blocking(move |o| {
-                    page.iter()
-                        .filter(|(e, credential)| {
-                            let known = o.passkeys(&e.body.id).is_ok_and(|all| {
-                                all.iter().any(|r| &r.credential_id == credential)
-                            });
-                            !known && matches!(o.record_enrolment(e), Ok(Ok(_)))
-                        })
-                        .count()
-                })
-                .await?;
-            if n < MAX_PASSKEY_FETCH {
-                break;
-            }
-            after = Some(next);
-        }
-        Ok(added)
-    }
 }
-
-/// Collects responses into batches and verifies them on the blocking pool.
-async fn batcher(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, VerdictTx)>) {
-    let permits = Arc::new(Semaphore::new(CONCURRENT_BATCHES));
-    while let Some(first) = rx.recv().await {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            break;
-        };
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(item) => batch.push(item),
-                Err(_) => break,
-            }
-        }
-        let node = node.clone();
-        tokio::spawn(async move {
-            let (responses, meta): (Vec<Response>, Vec<(Instant, VerdictTx)>) =
-                batch.into_iter().map(|(r, at, tx)| (r, (at, tx))).unzip();
-            let now = node.now();
-            let families: Vec<String> = responses
-                .iter()
-                .map(|r| r.challenge.challenge.family.clone())
-                .collect();
-            let result = node
-                .blocking(move |o| o.verify_responses(&responses, now))
-                .await;
-            let verdicts = match result {
-                Ok(Ok(v)) => v,
-                Ok(Err(e)) => {
-                    // Nothing was acknowledged: the waiting clients get an internal error.
-                    node.supervisor
-                        .storage_failed("the verification batcher", e);
-                    return;
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "verification task failed");
-                    return;
-                }
-            };
-            let mut accepted = Vec::new();
-            for ((verdict, (at, tx)), family) in verdicts.into_iter().zip(meta).zip(families) {
-                node.metrics
-                    .verify_latency
-                    .observe(at.elapsed().as_secs_f64());
-                match &verdict {
-                    Ok(sealed) => {
-                        node.metrics
-                            .accepted
-                            .get_or_create(&FamilyLabel { family })
-                            .inc();
-                        accepted.push(sealed.clone());
-                    }
-                    Err(reason) => {
-                        if reason.is_final_answer() {
-                            node.metrics
-                                .answered_wrong
-                                .get_or_create(&FamilyLabel {
-                                    family: family.clone(),
-                                })
-                                .inc();
-                        }
-                        node.metrics.reject(reason.code(), Some(&family));
-                    }
-                }
-                let _ = tx.send(verdict);
-            }
-            node.publish_acceptances(&accepted);
-            drop(permit);
-        });
-    }
-}
-
-/// Feeds network events to the node, a bounded number at a time.
-pub async fn run_events(node: Arc<Node>, mut events: mpsc::Receiver<NetworkEvent>) {
-    let permits = Arc::new(Semaphore::new(CONCURRENT_EVENTS));
-    while let Some(event) = events.recv().await {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            break;
-        };
-        let node = node.clone();
-        tokio::spawn(async move {
-            node.on_network_event(event).await;
-            drop(permit);
-        });
-    }
-}
-
-/// How long a node waits after a window closes before reconciling, so in-flight gossip lands.
-pub const SETTLE: Duration = Duration::from_millis(1500);
