@@ -3,7 +3,6 @@
 //! revealed windows and prunes old ones. A restarted node catches up on recent windows the same
 //! way.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -65,17 +64,11 @@ const CATCH_UP_WAIT: Duration = Duration::from_secs(10);
 /// passes, or shutdown.
 async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &CancellationToken) {
     let quorum = node.oracle.params().quorum as usize;
-    let members: HashSet<_> = node.other_members().into_iter().map(|(_, p)| p).collect();
+    let others = node.other_members().len();
     let deadline = tokio::time::Instant::now() + limit;
     loop {
-        let connected = node
-            .net
-            .peers()
-            .await
-            .into_iter()
-            .filter(|p| members.contains(p))
-            .count();
-        if connected + 1 >= quorum.min(members.len() + 1) {
+        let connected = node.connected_members().await.len();
+        if connected + 1 >= quorum.min(others + 1) {
             return;
         }
         if tokio::time::Instant::now() >= deadline {
@@ -149,12 +142,7 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
     let members = node.oracle.params().committee.len();
     let deadline = tokio::time::Instant::now() + REVEAL_WAIT;
     loop {
-        let oracle = node.oracle.clone();
-        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .map_or(0, |r| r.len());
+        let held = sync::reveals_held(node, t).await;
         if held >= members || tokio::time::Instant::now() >= deadline {
             return;
         }

@@ -13,7 +13,7 @@ mod batcher;
 mod network_events;
 pub mod sync;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -120,6 +120,16 @@ impl Node {
             .iter()
             .filter(|(n, _)| **n != me)
             .map(|(n, p)| (*n, *p))
+            .collect()
+    }
+
+    /// The peer ids of the committee members other than this node that are connected now.
+    pub async fn connected_members(&self) -> Vec<PeerId> {
+        let connected: HashSet<_> = self.net.peers().await.into_iter().collect();
+        self.other_members()
+            .into_iter()
+            .map(|(_, peer)| peer)
+            .filter(|peer| connected.contains(peer))
             .collect()
     }
 

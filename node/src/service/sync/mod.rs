@@ -21,7 +21,7 @@ use crate::network::protocol::{
 };
 
 pub use registry::pull_registry;
-pub use window::{pull_acceptances, pull_reveals};
+pub use window::{pull_acceptances, pull_reveals, reveals_held};
 
 /// How long a node waits after a window closes before reconciling, so in-flight gossip lands.
 pub const SETTLE: Duration = Duration::from_millis(1500);

@@ -2,7 +2,6 @@
 //! passkey enrolment, page by page. Used at start (a node that was down missed their gossip) and
 //! when a window's acceptances name identities unknown here.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use hco_oracle::IdentityId;
@@ -14,11 +13,7 @@ use crate::service::Node;
 /// Copies the registry from the first connected committee member that answers; `true` once
 /// done (or when this node is alone in the committee), `false` to try again later.
 pub async fn pull_registry(node: &Arc<Node>) -> bool {
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
-    for (_, peer) in node.other_members() {
-        if !connected.contains(&peer) {
-            continue;
-        }
+    for peer in node.connected_members().await {
         match pull_identities(node, peer).await {
             Ok(n) => {
                 let passkeys = pull_passkeys(node, peer).await.unwrap_or_else(|e| {

@@ -15,13 +15,9 @@ use crate::service::Node;
 /// Fetches from each connected committee member the acceptances of `t` this node lacks;
 /// returns how many were fetched and how many members answered.
 pub async fn pull_acceptances(node: &Arc<Node>, t: u64) -> (usize, usize) {
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
     let mut fetched = 0;
     let mut answered = 0;
-    for (_, peer) in node.other_members() {
-        if !connected.contains(&peer) {
-            continue;
-        }
+    for peer in node.connected_members().await {
         if let Some(n) = pull_acceptances_from(node, peer, t).await {
             answered += 1;
             fetched += n;
@@ -90,22 +86,22 @@ async fn pull_acceptances_from(node: &Arc<Node>, peer: PeerId, t: u64) -> Option
     }
 }
 
+/// How many reveals of `t` this node holds (0 when the ledger cannot tell).
+pub async fn reveals_held(node: &Node, t: u64) -> usize {
+    let oracle = node.oracle.clone();
+    tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map_or(0, |r| r.len())
+}
+
 /// Asks each connected committee member for the reveals of `t` this node lacks.
 pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
     let members = node.oracle.params().committee.len();
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
-    for (_, peer) in node.other_members() {
-        let oracle = node.oracle.clone();
-        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .map_or(0, |r| r.len());
-        if held >= members {
+    for peer in node.connected_members().await {
+        if reveals_held(node, t).await >= members {
             return;
-        }
-        if !connected.contains(&peer) {
-            continue;
         }
         let Ok(ReconcileReply::Reveals(reveals)) =
             node.net.reconcile(peer, ReconcileRpc::Reveals { t }).await
