@@ -1,6 +1,7 @@
-//! The verification batcher: collects the responses this node verifies into batches, checks
-//! each batch on the blocking pool (one batched signature check, one seal, one flush), answers
-//! the waiting callers, counts the verdicts and gossips the acceptances.
+//! The verification batcher: [`Node::respond_local`] queues the responses this node verifies;
+//! the batcher collects them into batches, checks each batch on the blocking pool (one batched
+//! signature check, one seal, one flush), answers the waiting callers, counts the verdicts and
+//! gossips the acceptances.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,8 +9,9 @@ use std::time::Instant;
 use hco_oracle::{Reason, Response, SealedAcceptance};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::Node;
+use super::{Node, gateway_error, rejected};
 use crate::metrics::FamilyLabel;
+use crate::network::protocol::ChallengeReply;
 
 /// Most responses verified in one batch (one batched signature check, one seal, one flush).
 /// Its acceptances are gossiped in as many messages as their encoded size needs.
@@ -17,7 +19,30 @@ pub const MAX_BATCH: usize = 512;
 /// Batches verified at once: one is checked while another waits for its flush.
 const CONCURRENT_BATCHES: usize = 3;
 
+/// Where the verdict on one queued response is sent back to its caller.
 pub(super) type VerdictTx = oneshot::Sender<Result<SealedAcceptance, Reason>>;
+
+impl Node {
+    /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
+    pub async fn respond_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let (tx, rx) = oneshot::channel();
+        if self
+            .verify_tx
+            .try_send((response, Instant::now(), tx))
+            .is_err()
+        {
+            self.metrics.drop_in("verify");
+            return Ok(gateway_error(
+                "overloaded",
+                "the verification queue is full; retry after a short pause",
+            ));
+        }
+        Ok(match rx.await? {
+            Ok(sealed) => ChallengeReply::Accepted(Box::new(sealed)),
+            Err(reason) => rejected(&reason),
+        })
+    }
+}
 
 /// Collects responses into batches and verifies them on the blocking pool.
 pub(super) async fn run(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, VerdictTx)>) {

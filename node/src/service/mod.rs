@@ -2,7 +2,8 @@
 //! is its facade: [`Node`], its start, and issuance and verification (locally when this node is
 //! the assigned issuer, forwarded to the issuer otherwise). Its other jobs have a file each:
 //!
-//! - [`batcher`]: collects responses into batches, verifies, seals and gossips them;
+//! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
+//!   verifies them in batches, seals and gossips the acceptances;
 //! - [`network_events`]: validates gossip and answers peers' challenge and certificate requests;
 //! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances
 //!   and reveals), both serving peers' requests and pulling from peers.
@@ -24,7 +25,7 @@ use hco_oracle::{
     SignedRequest, codec,
 };
 use libp2p::PeerId;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::NetworkClient;
@@ -288,25 +289,5 @@ impl Node {
                 }
             },
         )
-    }
-
-    /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
-    pub async fn respond_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
-        let (tx, rx) = oneshot::channel();
-        if self
-            .verify_tx
-            .try_send((response, Instant::now(), tx))
-            .is_err()
-        {
-            self.metrics.drop_in("verify");
-            return Ok(gateway_error(
-                "overloaded",
-                "the verification queue is full; retry after a short pause",
-            ));
-        }
-        Ok(match rx.await? {
-            Ok(sealed) => ChallengeReply::Accepted(Box::new(sealed)),
-            Err(reason) => rejected(&reason),
-        })
     }
 }
