@@ -68,3 +68,6 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
     })
     .await?
 }
+
+#[cfg(test)]
+mod tests;
