@@ -3,15 +3,15 @@
 //! revealed windows and prunes old ones. A restarted node catches up on recent windows the same
 //! way.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hco_oracle::{IdentityId, codec};
+use hco_oracle::codec;
 use tokio_util::sync::CancellationToken;
 
-use crate::network::protocol::{MAX_FETCH, MAX_KEYS, ReconcileReply, ReconcileRpc, Topic};
-use crate::service::{Node, SETTLE};
+use crate::network::protocol::Topic;
+use crate::service::Node;
+use crate::service::sync::{self, SETTLE};
 
 /// Options of the driver.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +38,7 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
     loop {
         let now = node.now();
         if !synced_registry {
-            synced_registry = sync_registry(&node).await;
+            synced_registry = sync::pull_registry(&node).await;
         }
         while params.closes_at(next) + SETTLE.as_millis() as u64 <= now {
             close_window(&node, next, options.retention_windows, &shutdown).await;
@@ -64,17 +64,11 @@ const CATCH_UP_WAIT: Duration = Duration::from_secs(10);
 /// passes, or shutdown.
 async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &CancellationToken) {
     let quorum = node.oracle.params().quorum as usize;
-    let members: HashSet<_> = node.other_members().into_iter().map(|(_, p)| p).collect();
+    let others = node.other_members().len();
     let deadline = tokio::time::Instant::now() + limit;
     loop {
-        let connected = node
-            .net
-            .peers()
-            .await
-            .into_iter()
-            .filter(|p| members.contains(p))
-            .count();
-        if connected + 1 >= quorum.min(members.len() + 1) {
+        let connected = node.connected_members().await.len();
+        if connected + 1 >= quorum.min(others + 1) {
             return;
         }
         if tokio::time::Instant::now() >= deadline {
@@ -92,41 +86,17 @@ async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &Cancellat
     }
 }
 
-async fn sync_registry(node: &Arc<Node>) -> bool {
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
-    for (_, peer) in node.other_members() {
-        if !connected.contains(&peer) {
-            continue;
-        }
-        match node.sync_identities(peer).await {
-            Ok(n) => {
-                let passkeys = node.sync_passkeys(peer).await.unwrap_or_else(|e| {
-                    tracing::debug!(error = %e, "passkey sync failed");
-                    0
-                });
-                if n > 0 || passkeys > 0 {
-                    tracing::info!(added = n, passkeys, "registry synchronised from a peer");
-                }
-                return true;
-            }
-            Err(e) => tracing::debug!(error = %e, "registry sync failed"),
-        }
-    }
-    // Alone (single node or no peer yet): nothing to copy now, try again next round.
-    node.other_members().is_empty()
-}
-
 /// Reconciles window `t` with every reachable committee member, then summarizes and reveals.
 /// When no member answers although some are connected (a node that just started), it retries a
 /// few times first: a summary signed from a partial view cannot be taken back.
 async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &CancellationToken) {
-    let (mut fetched, mut answered) = reconcile(node, t).await;
+    let (mut fetched, mut answered) = sync::pull_acceptances(node, t).await;
     for _ in 0..RECONCILE_RETRIES {
         if answered > 0 || node.other_members().is_empty() || shutdown.is_cancelled() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
-        (fetched, answered) = reconcile(node, t).await;
+        (fetched, answered) = sync::pull_acceptances(node, t).await;
     }
     let now = node.now();
     // Reveal first, and give the committee's reveals a bounded time to arrive: the summary
@@ -140,7 +110,7 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     // `L` windows before) come by request.
     let lead = hco_oracle::secret::commit_lead(node.oracle.params());
     for window in [Some(t), t.checked_sub(lead)].into_iter().flatten() {
-        fetch_reveals(node, window).await;
+        sync::pull_reveals(node, window).await;
     }
     let summary = {
         let oracle = node.oracle.clone();
@@ -172,57 +142,13 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
     let members = node.oracle.params().committee.len();
     let deadline = tokio::time::Instant::now() + REVEAL_WAIT;
     loop {
-        let oracle = node.oracle.clone();
-        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .map_or(0, |r| r.len());
+        let held = sync::reveals_held(node, t).await;
         if held >= members || tokio::time::Instant::now() >= deadline {
             return;
         }
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(Duration::from_millis(100)) => {}
-        }
-    }
-}
-
-/// Asks each connected committee member for the reveals of `t` this node lacks.
-async fn fetch_reveals(node: &Arc<Node>, t: u64) {
-    let members = node.oracle.params().committee.len();
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
-    for (_, peer) in node.other_members() {
-        let oracle = node.oracle.clone();
-        let held = tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .map_or(0, |r| r.len());
-        if held >= members {
-            return;
-        }
-        if !connected.contains(&peer) {
-            continue;
-        }
-        let Ok(ReconcileReply::Reveals(reveals)) =
-            node.net.reconcile(peer, ReconcileRpc::Reveals { t }).await
-        else {
-            continue;
-        };
-        let oracle = node.oracle.clone();
-        let now = node.now();
-        let recorded = tokio::task::spawn_blocking(move || {
-            for r in reveals.iter().take(members) {
-                if let Err(reason) = oracle.add_reveal(r, now)? {
-                    tracing::warn!(t, %peer, %reason, "peer sent a reveal that does not check");
-                }
-            }
-            Ok::<_, hco_oracle::LedgerError>(())
-        })
-        .await;
-        if let Ok(Err(e)) = recorded {
-            tracing::error!(t, error = %e, "ledger failure while recording reveals");
         }
     }
 }
@@ -254,84 +180,6 @@ async fn audited(node: &Arc<Node>, t: u64) {
 
 /// Times a closing window's reconciliation is retried when no member answered.
 const RECONCILE_RETRIES: usize = 4;
-
-/// Fetches from each connected committee member the acceptances of `t` this node lacks;
-/// returns how many were fetched and how many members answered.
-async fn reconcile(node: &Arc<Node>, t: u64) -> (usize, usize) {
-    let connected: HashSet<_> = node.net.peers().await.into_iter().collect();
-    let mut fetched = 0;
-    let mut answered = 0;
-    for (_, peer) in node.other_members() {
-        if !connected.contains(&peer) {
-            continue;
-        }
-        if let Some(n) = reconcile_with(node, peer, t).await {
-            answered += 1;
-            fetched += n;
-        }
-    }
-    (fetched, answered)
-}
-
-/// Pages through `peer`'s accepted keys of `t` and fetches the acceptances missing here;
-/// `None` if the peer did not answer at all.
-async fn reconcile_with(node: &Arc<Node>, peer: libp2p::PeerId, t: u64) -> Option<usize> {
-    let oracle = node.oracle.clone();
-    let ours: HashSet<(IdentityId, u32)> =
-        match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
-            Ok(Ok(keys)) => keys.into_iter().collect(),
-            _ => return None,
-        };
-    let mut fetched = 0;
-    let mut after = None;
-    loop {
-        let request = ReconcileRpc::Keys {
-            t,
-            after,
-            limit: MAX_KEYS as u32,
-        };
-        let Ok(ReconcileReply::Keys(page)) = node.net.reconcile(peer, request).await else {
-            return after.map(|_| fetched);
-        };
-        let last = page.last().copied();
-        let full = page.len() >= MAX_KEYS;
-        let missing: Vec<_> = page.into_iter().filter(|k| !ours.contains(k)).collect();
-        for chunk in missing.chunks(MAX_FETCH) {
-            let request = ReconcileRpc::Fetch {
-                t,
-                keys: chunk.to_vec(),
-            };
-            let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await
-            else {
-                return Some(fetched);
-            };
-            let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
-                let oracle = node.oracle.clone();
-                tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
-            };
-            let mut result = record(batch.clone()).await;
-            // Acceptances of identities whose registration missed this node (a cut link):
-            // copy the peer's registry, then try once more.
-            if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
-                if let Err(e) = node.sync_identities(peer).await {
-                    tracing::debug!(error = %e, "registry sync failed");
-                }
-                result = record(batch).await;
-            }
-            match result {
-                Ok(Ok(Ok(n))) => fetched += n,
-                Ok(Ok(Err(reason))) => {
-                    tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
-                }
-                other => tracing::error!(t, ?other, "recording reconciled acceptances failed"),
-            }
-        }
-        match last {
-            Some(last) if full => after = Some(last),
-            _ => return Some(fetched),
-        }
-    }
-}
 
 /// For a closed window without certificate: ask peers for theirs, and re-gossip our summary.
 async fn complete_certificate(node: &Arc<Node>, t: u64) {

@@ -1,0 +1,293 @@
+//! The node's application layer between the network, the HTTP gateway and the oracle. This file
+//! is its facade: [`Node`], its start, and issuance and verification (locally when this node is
+//! the assigned issuer, forwarded to the issuer otherwise). Its other jobs have a file each:
+//!
+//! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
+//!   verifies them in batches, seals and gossips the acceptances;
+//! - [`network_events`]: validates gossip and answers peers' challenge and certificate requests;
+//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances
+//!   and reveals), both serving peers' requests and pulling from peers.
+//!
+//! The oracle is synchronous (sled and signatures); every call into it runs on the blocking pool.
+
+mod batcher;
+mod network_events;
+pub mod sync;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use hco_oracle::ledger::PasskeyRecord;
+use hco_oracle::secret::issuer_order;
+use hco_oracle::{
+    Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment, SignedRegister,
+    SignedRequest, codec,
+};
+use libp2p::PeerId;
+use tokio::sync::mpsc;
+
+use crate::metrics::{FamilyLabel, Metrics};
+use crate::network::NetworkClient;
+use crate::network::protocol::{
+    ChallengeReply, ChallengeRpc, Rejection, Topic, acceptance_payloads,
+};
+use crate::supervise::Supervisor;
+
+pub use batcher::MAX_BATCH;
+use batcher::VerdictTx;
+pub use network_events::run_events;
+
+/// The running node's shared state.
+pub struct Node {
+    /// The protocol core.
+    pub oracle: Arc<Oracle>,
+    /// The network task's handle.
+    pub net: NetworkClient,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    clock: Arc<dyn Clock>,
+    peers: HashMap<NodeId, PeerId>,
+    verify_tx: mpsc::Sender<(Response, Instant, VerdictTx)>,
+    /// Stops the node when a critical task ends or storage fails.
+    pub supervisor: Supervisor,
+}
+
+fn rejected(reason: &Reason) -> ChallengeReply {
+    ChallengeReply::Rejected(Rejection::from(reason))
+}
+
+fn gateway_error(code: &str, message: impl Into<String>) -> ChallengeReply {
+    ChallengeReply::Rejected(Rejection {
+        code: code.into(),
+        message: message.into(),
+        opens_at: None,
+    })
+}
+
+impl Node {
+    /// Wires the node and starts its verification batcher (supervised: see
+    /// [`Node::supervisor`], whose token stops the node).
+    pub fn start(
+        oracle: Arc<Oracle>,
+        net: NetworkClient,
+        metrics: Arc<Metrics>,
+        clock: Arc<dyn Clock>,
+    ) -> Arc<Self> {
+        let peers = oracle
+            .params()
+            .committee
+            .iter()
+            .filter_map(|n| crate::network::peer_id(n).map(|p| (*n, p)))
+            .collect();
+        let families: Vec<&str> = oracle
+            .params()
+            .families
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        metrics.preregister(&families);
+        let (verify_tx, verify_rx) = mpsc::channel(8 * MAX_BATCH);
+        let node = Arc::new(Self {
+            oracle,
+            net,
+            metrics,
+            clock,
+            peers,
+            verify_tx,
+            supervisor: Supervisor::new(),
+        });
+        node.supervisor.spawn_critical(
+            "verification batcher",
+            batcher::run(node.clone(), verify_rx),
+        );
+        node
+    }
+
+    /// The current time.
+    pub fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// The peer id of a committee member.
+    pub fn peer_of(&self, node: &NodeId) -> Option<PeerId> {
+        self.peers.get(node).copied()
+    }
+
+    /// Committee members other than this node.
+    pub fn other_members(&self) -> Vec<(NodeId, PeerId)> {
+        let me = self.oracle.node_id();
+        self.peers
+            .iter()
+            .filter(|(n, _)| **n != me)
+            .map(|(n, p)| (*n, *p))
+            .collect()
+    }
+
+    /// The peer ids of the committee members other than this node that are connected now.
+    pub async fn connected_members(&self) -> Vec<PeerId> {
+        let connected: HashSet<_> = self.net.peers().await.into_iter().collect();
+        self.other_members()
+            .into_iter()
+            .map(|(_, peer)| peer)
+            .filter(|peer| connected.contains(peer))
+            .collect()
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Oracle) -> T + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let oracle = self.oracle.clone();
+        Ok(tokio::task::spawn_blocking(move || f(&oracle)).await?)
+    }
+
+    /// Registers an identity and gossips the registration.
+    pub async fn register(
+        &self,
+        reg: SignedRegister,
+    ) -> anyhow::Result<Result<hco_oracle::ledger::IdentityRecord, Reason>> {
+        let now = self.now();
+        let gossip = reg.clone();
+        let result = self.blocking(move |o| o.register(&reg, now)).await??;
+        match &result {
+            Ok(_) => self.net.publish(Topic::Registry, codec::encode(&gossip)),
+            Err(reason) => self.metrics.reject(reason.code(), None),
+        }
+        Ok(result)
+    }
+
+    /// Enrols a passkey for the presence family and gossips the enrolment.
+    pub async fn enrol_passkey(
+        &self,
+        enrolment: SignedEnrolment,
+    ) -> anyhow::Result<Result<PasskeyRecord, Reason>> {
+        let now = self.now();
+        let gossip = enrolment.clone();
+        let result = self
+            .blocking(move |o| o.enrol_passkey(&enrolment, now))
+            .await??;
+        match &result {
+            Ok(_) => self.net.publish(Topic::Passkey, codec::encode(&gossip)),
+            Err(reason) => self.metrics.reject(reason.code(), None),
+        }
+        Ok(result)
+    }
+
+    /// Gossips sealed acceptances of this node, split into payloads every peer decodes.
+    pub fn publish_acceptances(&self, accepted: &[SealedAcceptance]) {
+        for payload in acceptance_payloads(accepted) {
+            self.net.publish(Topic::Acceptance, payload);
+        }
+    }
+
+    /// Issues a challenge here if this node may, otherwise forwards to the assigned issuer.
+    pub async fn issue(&self, req: SignedRequest) -> anyhow::Result<ChallengeReply> {
+        let params = self.oracle.params();
+        let order = issuer_order(&params.committee, &req.body.id, req.body.t);
+        let allowed =
+            &order[..=(params.issuer_fallback as usize).min(order.len().saturating_sub(1))];
+        if allowed.contains(&self.oracle.node_id()) {
+            return self.issue_local(req).await;
+        }
+        let mut last = String::new();
+        for issuer in allowed {
+            let Some(peer) = self.peer_of(issuer) else {
+                continue;
+            };
+            match self
+                .net
+                .challenge(peer, ChallengeRpc::Issue(req.clone()))
+                .await
+            {
+                Ok(reply) => return Ok(reply),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Ok(gateway_error(
+            "issuer_unreachable",
+            format!("the assigned issuer could not be reached ({last}); try again shortly"),
+        ))
+    }
+
+    /// Issues a challenge on this node.
+    pub async fn issue_local(&self, req: SignedRequest) -> anyhow::Result<ChallengeReply> {
+        let now = self.now();
+        Ok(match self.blocking(move |o| o.issue(&req, now)).await?? {
+            Ok(issued) => {
+                let family = issued.prompt.family.clone();
+                self.metrics
+                    .issued
+                    .get_or_create(&FamilyLabel { family })
+                    .inc();
+                ChallengeReply::Issued {
+                    challenge: issued.challenge,
+                    prompt: issued.prompt,
+                }
+            }
+            Err(reason) => {
+                self.metrics.reject(reason.code(), None);
+                rejected(&reason)
+            }
+        })
+    }
+
+    /// Verifies a response here if this node issued it, otherwise forwards it to its issuer.
+    pub async fn respond(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let issuer = response.challenge.challenge.issuer;
+        if issuer == self.oracle.node_id() {
+            return self.respond_local(response).await;
+        }
+        self.to_issuer(issuer, ChallengeRpc::Respond(Box::new(response)))
+            .await
+    }
+
+    /// Checks the partial answer to a multi-stage challenge here if this node issued it,
+    /// otherwise forwards it to its issuer; the reply is the next stage.
+    pub async fn answer_stage(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let issuer = response.challenge.challenge.issuer;
+        if issuer == self.oracle.node_id() {
+            return self.answer_stage_local(response).await;
+        }
+        self.to_issuer(issuer, ChallengeRpc::Stage(Box::new(response)))
+            .await
+    }
+
+    /// Sends a request about one of `issuer`'s challenges to `issuer`.
+    async fn to_issuer(
+        &self,
+        issuer: NodeId,
+        request: ChallengeRpc,
+    ) -> anyhow::Result<ChallengeReply> {
+        let Some(peer) = self.peer_of(&issuer) else {
+            return Ok(rejected(&Reason::NotInCommittee(issuer)));
+        };
+        match self.net.challenge(peer, request).await {
+            Ok(reply) => Ok(reply),
+            Err(e) => Ok(gateway_error(
+                "issuer_unreachable",
+                format!("the issuer could not be reached ({e}); try again shortly"),
+            )),
+        }
+    }
+
+    /// Checks a stage answer on this node; durable when it returns (a wrong one is final).
+    pub async fn answer_stage_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        let now = self.now();
+        Ok(
+            match self
+                .blocking(move |o| o.answer_stage(&response, now))
+                .await??
+            {
+                Ok((stage, prompt)) => ChallengeReply::Stage {
+                    stage: stage as u32,
+                    prompt,
+                },
+                Err(reason) => {
+                    self.metrics.reject(reason.code(), None);
+                    rejected(&reason)
+                }
+            },
+        )
+    }
+}

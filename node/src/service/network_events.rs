@@ -1,0 +1,165 @@
+//! What the node does with events from the network: validates gossip (recording what checks,
+//! telling the network task whether to forward, ignore or penalise), and answers peers' challenge
+//! and certificate requests. Reconciliation requests are answered by [`super::sync`].
+
+use std::sync::Arc;
+
+use hco_oracle::{Reason, SealedAcceptance, SignedEnrolment, SignedRegister, codec};
+use tokio::sync::{Semaphore, mpsc};
+
+use super::{Node, gateway_error, sync};
+use crate::network::protocol::{
+    CertReply, CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
+};
+use crate::network::{NetworkEvent, Validation};
+
+/// Peer events handled at once.
+const CONCURRENT_EVENTS: usize = 256;
+/// Largest gossip payload decoded: what every node publishes at most.
+const MAX_GOSSIP: usize = MAX_GOSSIP_PAYLOAD;
+
+impl Node {
+    /// Handles one event from the network.
+    pub async fn on_network_event(self: &Arc<Self>, event: NetworkEvent) {
+        match event {
+            NetworkEvent::Gossip {
+                topic,
+                data,
+                id,
+                source,
+            } => {
+                let result = self.validate_gossip(topic, &data).await;
+                self.net.validate(id, source, topic, result).await;
+            }
+            NetworkEvent::Challenge { id, request } => {
+                let reply = match request {
+                    ChallengeRpc::Issue(req) => self.issue_local(req).await,
+                    ChallengeRpc::Respond(response) => self.respond_local(*response).await,
+                    ChallengeRpc::Stage(response) => self.answer_stage_local(*response).await,
+                };
+                let reply = reply.unwrap_or_else(|e| gateway_error("internal", e.to_string()));
+                self.net.reply_challenge(id, reply).await;
+            }
+            NetworkEvent::Reconcile { id, request } => {
+                let reply = sync::serve(self, request).await.unwrap_or_else(|e| {
+                    ReconcileReply::Rejected(Rejection {
+                        code: "internal".into(),
+                        message: e.to_string(),
+                        opens_at: None,
+                    })
+                });
+                self.net.reply_reconcile(id, reply).await;
+            }
+            NetworkEvent::Cert {
+                id,
+                request: CertRpc { t },
+            } => {
+                let cert = self.blocking(move |o| o.ledger().certificate(t)).await;
+                let reply = CertReply(cert.ok().and_then(Result::ok).flatten());
+                self.net.reply_cert(id, reply).await;
+            }
+            NetworkEvent::Listening(_) => {}
+        }
+    }
+
+    async fn validate_gossip(&self, topic: Topic, data: &[u8]) -> Validation {
+        let now = self.now();
+        let data = data.to_vec();
+        let verdict = self
+            .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
+                Ok(match topic {
+                    Topic::Registry => match codec::decode::<SignedRegister>(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(reg) => match o.register(&reg, now)? {
+                            Ok(_) => Validation::Accept,
+                            Err(
+                                Reason::BadIdentityKey
+                                | Reason::BadIdentitySignature
+                                | Reason::UnknownVersion { .. },
+                            ) => Validation::Reject,
+                            Err(_) => Validation::Ignore,
+                        },
+                    },
+                    Topic::Passkey => match codec::decode::<SignedEnrolment>(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(enrolment) => match o.record_enrolment(&enrolment)? {
+                            Ok(_) => Validation::Accept,
+                            // Not yet registered here, or at the passkey limit: not the
+                            // sender's fault.
+                            Err(Reason::UnknownIdentity | Reason::TooManyPasskeys { .. }) => {
+                                Validation::Ignore
+                            }
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                    Topic::Acceptance => {
+                        match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
+                            Err(_) => Validation::Reject,
+                            Ok(batch) => match o.record_remote(&batch)? {
+                                Ok(_) => Validation::Accept,
+                                // Nothing of the batch is recorded either way; the sender is
+                                // struck only when the batch proves it wrong.
+                                Err(reason) if hco_oracle::blames_sender(&reason) => {
+                                    tracing::warn!(%reason, "acceptance batch rejected");
+                                    Validation::Reject
+                                }
+                                Err(_) => Validation::Ignore,
+                            },
+                        }
+                    }
+                    Topic::Summary => match codec::decode(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(summary) => match o.add_summary(&summary)? {
+                            Ok(_) => Validation::Accept,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                    Topic::Evidence => match codec::decode(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(evidence) => match o.add_evidence(&evidence)? {
+                            Ok(_) => Validation::Accept,
+                            // Checked by signatures alone, or re-audited here (which may
+                            // need a reveal not yet held): refuse without blaming.
+                            Err(Reason::Malformed(_)) => Validation::Ignore,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                    Topic::Reveal => match codec::decode(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(reveal) => match o.add_reveal(&reveal, now)? {
+                            Ok(()) => Validation::Accept,
+                            Err(Reason::WindowNotClosed { .. }) => Validation::Ignore,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                })
+            })
+            .await;
+        match verdict {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                self.supervisor.storage_failed("gossip validation", e);
+                Validation::Ignore
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "gossip validation task failed");
+                Validation::Ignore
+            }
+        }
+    }
+}
+
+/// Feeds network events to the node, a bounded number at a time.
+pub async fn run_events(node: Arc<Node>, mut events: mpsc::Receiver<NetworkEvent>) {
+    let permits = Arc::new(Semaphore::new(CONCURRENT_EVENTS));
+    while let Some(event) = events.recv().await {
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break;
+        };
+        let node = node.clone();
+        tokio::spawn(async move {
+            node.on_network_event(event).await;
+            drop(permit);
+        });
+    }
+}

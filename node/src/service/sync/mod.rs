@@ -1,0 +1,73 @@
+//! Reconciliation with the committee, all of it: the registry (identities, then passkey
+//! enrolments), the acceptances of a closed window and the reveals of a window. Gossip carries
+//! each of these as it happens; reconciliation copies what a node missed (a cut link, a restart)
+//! over the reconciliation request-response protocol.
+//!
+//! - this file: the reply side, [`serve`], answering a peer's [`ReconcileRpc`] from the ledger
+//!   within the protocol's page limits;
+//! - [`registry`]: pulling identities and passkeys from a peer (at start);
+//! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized).
+//!
+//! The window driver decides when to pull; whatever is pulled is checked by the oracle again.
+
+mod registry;
+mod window;
+
+use std::time::Duration;
+
+use super::Node;
+use crate::network::protocol::{
+    MAX_FETCH, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
+};
+
+pub use registry::pull_registry;
+pub use window::{pull_acceptances, pull_reveals, reveals_held};
+
+/// How long a node waits after a window closes before reconciling, so in-flight gossip lands.
+pub const SETTLE: Duration = Duration::from_millis(1500);
+
+/// Answers a peer's reconciliation request from this node's ledger.
+pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<ReconcileReply> {
+    node.blocking(move |o| -> anyhow::Result<ReconcileReply> {
+        let ledger = o.ledger();
+        Ok(match request {
+            ReconcileRpc::Keys { t, after, limit } => {
+                let limit = (limit as usize).min(MAX_KEYS);
+                ReconcileReply::Keys(ledger.accepted_keys_after(t, after, limit)?)
+            }
+            ReconcileRpc::Fetch { t, keys } => {
+                let mut out = Vec::new();
+                for (id, j) in keys.into_iter().take(MAX_FETCH) {
+                    if let Some(a) = ledger.accepted(t, &id, j)? {
+                        out.push(a);
+                    }
+                }
+                ReconcileReply::Acceptances(out)
+            }
+            ReconcileRpc::Identities { after, limit } => {
+                let limit = (limit as usize).min(MAX_FETCH);
+                ReconcileReply::Identities(ledger.identities_after(after.as_ref(), limit)?)
+            }
+            ReconcileRpc::Reveals { t } => {
+                let mut reveals = ledger.reveals(t)?;
+                reveals.truncate(o.params().committee.len());
+                ReconcileReply::Reveals(reveals)
+            }
+            ReconcileRpc::Passkeys { after, limit } => {
+                let limit = (limit as usize).min(MAX_PASSKEY_FETCH);
+                let after = after.as_ref().map(|(id, c)| (id, c.as_slice()));
+                ReconcileReply::Passkeys(
+                    ledger
+                        .passkeys_after(after, limit)?
+                        .into_iter()
+                        .map(|r| (r.enrolment, r.credential_id))
+                        .collect(),
+                )
+            }
+        })
+    })
+    .await?
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,130 @@
+//! Reconciliation between two real members (sled ledgers, libp2p on 127.0.0.1): what one member
+//! holds and the other missed — never gossiped — is copied by the pull side from the reply side.
+
+use std::sync::Arc;
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::Class;
+use hco_oracle::{Clock, SealedAcceptance, SignedRegister, testing};
+
+use super::{pull_acceptances, pull_registry, pull_reveals, reveals_held, serve};
+use crate::network::protocol::{ReconcileReply, ReconcileRpc};
+use crate::testnet::Testnet;
+
+/// Registers `key` on member `i` alone, as if its gossip never reached the others.
+fn register_at(net: &Testnet, i: usize, key: &SigningKey) {
+    let now = net.clock.now();
+    let reg = SignedRegister::new(key, Class::Agent, now);
+    net.nodes[i].oracle.register(&reg, now).unwrap().unwrap();
+}
+
+fn known(net: &Testnet, i: usize, key: &SigningKey) -> bool {
+    let id = testing::identity_id(key);
+    net.nodes[i]
+        .oracle
+        .ledger()
+        .identity(&id)
+        .unwrap()
+        .is_some()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_member_pulls_the_registry_it_missed() {
+    let net = Testnet::start(2).await;
+    let keys: Vec<SigningKey> = (2_000..2_003).map(testing::key).collect();
+    for key in &keys {
+        register_at(&net, 0, key);
+    }
+    assert!(keys.iter().all(|k| !known(&net, 1, k)));
+
+    assert!(pull_registry(&net.nodes[1]).await);
+
+    assert!(keys.iter().all(|k| known(&net, 1, k)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_member_pulls_a_windows_acceptances_and_reveals_it_missed() {
+    let net = Testnet::start(2).await;
+    let t = 0;
+    // Identities issued by member 0, registered and accepted there alone: member 1 must copy
+    // the registrations too before it can record the acceptances.
+    let keys: Vec<SigningKey> = (3_000..)
+        .map(testing::key)
+        .filter(|k| net.issuer_of(k, t) == 0)
+        .take(5)
+        .collect();
+    for key in &keys {
+        register_at(&net, 0, key);
+    }
+    let responses = net.answered(0, &keys, t);
+    let issuer = net.nodes[0].clone();
+    let now = net.clock.now();
+    let sealed: Vec<SealedAcceptance> = tokio::task::spawn_blocking(move || {
+        issuer.oracle.verify_responses(&responses, now).unwrap()
+    })
+    .await
+    .unwrap()
+    .into_iter()
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(sealed.len(), keys.len());
+    assert!(net.acceptances(1, t).is_empty());
+
+    let (fetched, answered) = pull_acceptances(&net.nodes[1], t).await;
+
+    assert_eq!((fetched, answered), (keys.len(), 1));
+    assert_eq!(net.acceptances(1, t).len(), keys.len());
+    assert!(keys.iter().all(|k| known(&net, 1, k)));
+    // Pulling again finds nothing missing.
+    assert_eq!(pull_acceptances(&net.nodes[1], t).await, (0, 1));
+
+    // Once the window has closed, member 0's reveal (not gossiped) is copied on request.
+    net.clock.set(net.params.closes_at(t) + 1);
+    let oracle = net.nodes[0].oracle.clone();
+    let now = net.clock.now();
+    tokio::task::spawn_blocking(move || oracle.reveal(t, now).unwrap().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(reveals_held(&net.nodes[1], t).await, 0);
+
+    pull_reveals(&net.nodes[1], t).await;
+
+    assert_eq!(reveals_held(&net.nodes[1], t).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_replies_keep_to_the_requested_page() {
+    let net = Testnet::start(1).await;
+    let keys: Vec<SigningKey> = (4_000..4_003).map(testing::key).collect();
+    for key in &keys {
+        register_at(&net, 0, key);
+    }
+    let node: Arc<_> = net.nodes[0].clone();
+    let page = |after, limit| ReconcileRpc::Identities { after, limit };
+
+    let Ok(ReconcileReply::Identities(first)) = serve(&node, page(None, 2)).await else {
+        panic!("no identities page");
+    };
+    assert_eq!(first.len(), 2);
+    let after = first.last().map(|r| r.body.id);
+    let Ok(ReconcileReply::Identities(rest)) = serve(&node, page(after, 2)).await else {
+        panic!("no second identities page");
+    };
+    assert_eq!(rest.len(), 1);
+    let mut all: Vec<_> = first.iter().chain(&rest).map(|r| r.body.id).collect();
+    all.sort();
+    let mut want: Vec<_> = keys.iter().map(testing::identity_id).collect();
+    want.sort();
+    assert_eq!(all, want);
+
+    // A window nobody answered in: empty pages, not errors.
+    let keys_page = ReconcileRpc::Keys {
+        t: 0,
+        after: None,
+        limit: u32::MAX,
+    };
+    assert!(matches!(
+        serve(&node, keys_page).await,
+        Ok(ReconcileReply::Keys(k)) if k.is_empty()
+    ));
+}

@@ -1,0 +1,126 @@
+//! Pulling a closed window from the committee before it is summarized: the acceptances of `t`
+//! this node lacks (keys paged, then fetched in chunks and recorded as remote acceptances), and
+//! the reveals of `t` it lacks.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use hco_oracle::IdentityId;
+use libp2p::PeerId;
+
+use super::registry::pull_identities;
+use crate::network::protocol::{MAX_FETCH, MAX_KEYS, ReconcileReply, ReconcileRpc};
+use crate::service::Node;
+
+/// Fetches from each connected committee member the acceptances of `t` this node lacks;
+/// returns how many were fetched and how many members answered.
+pub async fn pull_acceptances(node: &Arc<Node>, t: u64) -> (usize, usize) {
+    let mut fetched = 0;
+    let mut answered = 0;
+    for peer in node.connected_members().await {
+        if let Some(n) = pull_acceptances_from(node, peer, t).await {
+            answered += 1;
+            fetched += n;
+        }
+    }
+    (fetched, answered)
+}
+
+/// Pages through `peer`'s accepted keys of `t` and fetches the acceptances missing here;
+/// `None` if the peer did not answer at all.
+async fn pull_acceptances_from(node: &Arc<Node>, peer: PeerId, t: u64) -> Option<usize> {
+    let oracle = node.oracle.clone();
+    let ours: HashSet<(IdentityId, u32)> =
+        match tokio::task::spawn_blocking(move || oracle.ledger().accepted_keys(t)).await {
+            Ok(Ok(keys)) => keys.into_iter().collect(),
+            _ => return None,
+        };
+    let mut fetched = 0;
+    let mut after = None;
+    loop {
+        let request = ReconcileRpc::Keys {
+            t,
+            after,
+            limit: MAX_KEYS as u32,
+        };
+        let Ok(ReconcileReply::Keys(page)) = node.net.reconcile(peer, request).await else {
+            return after.map(|_| fetched);
+        };
+        let last = page.last().copied();
+        let full = page.len() >= MAX_KEYS;
+        let missing: Vec<_> = page.into_iter().filter(|k| !ours.contains(k)).collect();
+        for chunk in missing.chunks(MAX_FETCH) {
+            let request = ReconcileRpc::Fetch {
+                t,
+                keys: chunk.to_vec(),
+            };
+            let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await
+            else {
+                return Some(fetched);
+            };
+            let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
+                let oracle = node.oracle.clone();
+                tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
+            };
+            let mut result = record(batch.clone()).await;
+            // Acceptances of identities whose registration missed this node (a cut link):
+            // copy the peer's registry, then try once more.
+            if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
+                if let Err(e) = pull_identities(node, peer).await {
+                    tracing::debug!(error = %e, "registry sync failed");
+                }
+                result = record(batch).await;
+            }
+            match result {
+                Ok(Ok(Ok(n))) => fetched += n,
+                Ok(Ok(Err(reason))) => {
+                    tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
+                }
+                other => tracing::error!(t, ?other, "recording reconciled acceptances failed"),
+            }
+        }
+        match last {
+            Some(last) if full => after = Some(last),
+            _ => return Some(fetched),
+        }
+    }
+}
+
+/// How many reveals of `t` this node holds (0 when the ledger cannot tell).
+pub async fn reveals_held(node: &Node, t: u64) -> usize {
+    let oracle = node.oracle.clone();
+    tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map_or(0, |r| r.len())
+}
+
+/// Asks each connected committee member for the reveals of `t` this node lacks.
+pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
+    let members = node.oracle.params().committee.len();
+    for peer in node.connected_members().await {
+        if reveals_held(node, t).await >= members {
+            return;
+        }
+        let Ok(ReconcileReply::Reveals(reveals)) =
+            node.net.reconcile(peer, ReconcileRpc::Reveals { t }).await
+        else {
+            continue;
+        };
+        let oracle = node.oracle.clone();
+        let now = node.now();
+        let recorded = tokio::task::spawn_blocking(move || {
+            for r in reveals.iter().take(members) {
+                if let Err(reason) = oracle.add_reveal(r, now)? {
+                    tracing::warn!(t, %peer, %reason, "peer sent a reveal that does not check");
+                }
+            }
+            Ok::<_, hco_oracle::LedgerError>(())
+        })
+        .await;
+        if let Ok(Err(e)) = recorded {
+            tracing::error!(t, error = %e, "ledger failure while recording reveals");
+        }
+    }
+}
