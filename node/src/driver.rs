@@ -127,7 +127,7 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
             node.net.publish(Topic::Summary, codec::encode(&signed));
         }
         Ok(Ok(Err(reason))) => tracing::warn!(t, %reason, "window not summarized"),
-        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while summarizing"),
+        Ok(Err(e)) => node.supervisor.storage_failed("summarizing a window", e),
         Err(e) => tracing::error!(t, error = %e, "summary task failed"),
     }
     prune(node, t, retention).await;
@@ -173,7 +173,9 @@ async fn audited(node: &Arc<Node>, t: u64) {
                 tracing::warn!(t, %member, "acceptances of a member left out of the window (no reveal, no commitment, or evidence)");
             }
         }
-        Ok(Err(e)) => tracing::error!(t, error = %e, "ledger failure while reading evidence"),
+        Ok(Err(e)) => node
+            .supervisor
+            .storage_failed("reading a window's evidence", e),
         Err(e) => tracing::error!(t, error = %e, "evidence task failed"),
     }
 }
@@ -226,6 +228,6 @@ async fn prune(node: &Arc<Node>, closed: u64, retention: u64) {
     if let Ok(Err(e)) =
         tokio::task::spawn_blocking(move || oracle.ledger().prune_before(before)).await
     {
-        tracing::error!(error = %e, "pruning failed");
+        node.supervisor.storage_failed("pruning closed windows", e);
     }
 }

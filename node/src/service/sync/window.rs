@@ -76,7 +76,12 @@ async fn pull_acceptances_from(node: &Arc<Node>, peer: PeerId, t: u64) -> Option
                 Ok(Ok(Err(reason))) => {
                     tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
                 }
-                other => tracing::error!(t, ?other, "recording reconciled acceptances failed"),
+                Ok(Err(e)) => {
+                    node.supervisor
+                        .storage_failed("recording reconciled acceptances", e);
+                    return None;
+                }
+                Err(e) => tracing::error!(t, error = %e, "recording reconciled acceptances failed"),
             }
         }
         match last {
@@ -120,7 +125,9 @@ pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
         })
         .await;
         if let Ok(Err(e)) = recorded {
-            tracing::error!(t, error = %e, "ledger failure while recording reveals");
+            node.supervisor
+                .storage_failed("recording reconciled reveals", e);
+            return;
         }
     }
 }
