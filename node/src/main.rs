@@ -92,6 +92,19 @@ enum CorpusCommand {
         #[arg(long, default_value = "OPENAI_API_KEY")]
         api_key_env: String,
     },
+    /// The human timing model (aCAPTCHA Eq. 6) over a corpus beside a config's round budget τ
+    /// and narrative_chain deadline: how far outside the budgets a person is.
+    Timing {
+        /// A node config whose budgets (and `corpus_dir`) to use; defaults otherwise.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The corpus directory (else the config's `corpus_dir`, else the starter corpus).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -217,6 +230,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "{}",
                 serde_json::json!({ "requested": count, "accepted": written })
             );
+            Ok(())
+        }
+        Command::Corpus(CorpusCommand::Timing { config, dir, json }) => {
+            let report = corpus::timing::report(config.as_deref(), dir.as_deref())?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print!("{}", corpus::timing::table(&report));
+            }
             Ok(())
         }
         Command::Bench(cmd) => bench::run(cmd),

@@ -8,6 +8,7 @@
 //! - [`Corpus::merkle_root`] commits to every part; [`Corpus::merkle_proof`] proves one part.
 //! - [`lint`] and [`lint_dir`] check schema, lengths, generation rules and script resistance.
 //! - [`NarrativeChain`] is the single-round family over a corpus.
+//! - [`timing`] is the paper's human timing model over a corpus, beside τ.
 
 pub mod baselines;
 mod corpus;
@@ -16,6 +17,7 @@ mod family;
 mod lint;
 mod merkle;
 mod session;
+pub mod timing;
 
 pub use corpus::{
     AnswerType, Corpus, CorpusError, MAX_SET_FILE_LEN, NarrativeSet, Part, Question, ReasoningType,

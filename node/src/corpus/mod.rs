@@ -1,9 +1,11 @@
 //! `hco corpus generate`: fills new narrative sets through any OpenAI-compatible chat endpoint
 //! with the generation prompt of the aCAPTCHA paper (Appendix A, domains of Appendix B), then
 //! validates each set and runs the linter before accepting it. Nothing is written for a set
-//! that fails. [`operator`] loads the corpus a node runs its agent class on.
+//! that fails. [`operator`] loads the corpus a node runs its agent class on; [`timing`] sets
+//! the paper's human timing model over a corpus beside the node's budgets.
 
 pub mod operator;
+pub mod timing;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,5 +1,6 @@
 //! `hco corpus lint` on the starter corpus, and `hco corpus generate` against a stand-in
-//! OpenAI-compatible endpoint on 127.0.0.1 (valid, malformed and script-answerable replies).
+//! OpenAI-compatible endpoint on 127.0.0.1 (valid, malformed and script-answerable replies), and
+//! `hco corpus timing` with the production budgets.
 
 use axum::Json;
 use axum::routing::post;
@@ -109,4 +110,24 @@ fn generate_accepts_only_sets_that_validate_and_pass_the_linter() {
     let dir = tempfile::tempdir().unwrap();
     let v = generate(&endpoint(set.to_string()), dir.path());
     assert_eq!(v["accepted"].as_array().unwrap().len(), 0, "{v}");
+}
+
+/// The timing model over the starter corpus with the production budgets: even the modelled
+/// fastest person needs several times τ for the shortest round.
+#[test]
+fn corpus_timing_sets_the_human_model_beside_tau() {
+    let prod = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/prod.toml");
+    let (ok, report) = hco_json(&["corpus", "timing", "--config", prod, "--json"]);
+    assert!(ok, "{report}");
+    assert_eq!(report["round_budget_s"], 15.0);
+    assert_eq!(report["chain_deadline_s"], 45.0);
+    assert!(
+        report["round_separation"].as_f64().unwrap() > 2.0,
+        "{report}"
+    );
+    assert!(
+        report["chain_separation"].as_f64().unwrap() > 2.0,
+        "{report}"
+    );
+    assert!(report["human_round_s"]["min"].as_f64().unwrap() > 15.0);
 }
