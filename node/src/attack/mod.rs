@@ -1,4 +1,5 @@
-//! The attackers we hold our human families to: for each family, the strongest automated
+//! The attackers we hold our families to (the human ones, and `narrative_chain` of the agent
+//! class in `agent`): for each family, the strongest automated
 //! solver we can write with the whole source in hand and off-the-shelf tools only (Tesseract,
 //! image processing, the renderer's own fonts and tables, synthetic human-like timings), no
 //! model training and no multimodal model. `hco bench attack` runs them against a node over
@@ -10,6 +11,7 @@
 //! prompt from `POST /v1/challenges`, may use any endpoint the page uses (streams, stages),
 //! and ends with one identity-signed answer. Its first verdict is final, as for anyone.
 
+pub mod agent;
 pub mod attention;
 pub mod interactive;
 pub mod ocr;
@@ -49,6 +51,8 @@ pub fn all() -> Vec<Box<dyn Attack>> {
         Box::new(attention::FrameCv) as Box<dyn Attack>,
         Box::new(attention::ScheduleReader),
         Box::new(attention::BlindClick),
+        Box::new(agent::StarterLookup),
+        Box::new(agent::Keyword),
     ]);
     all
 }

@@ -1,10 +1,12 @@
-//! One family against each of its attackers: a node whose human policy is that family alone
-//! (one step, no spare), a fresh identity per try, and the first answer's verdict.
+//! One family against each of its attackers: a node whose policy for the family's class is that
+//! family alone (one step, no spare), a fresh identity of that class per try, and the first
+//! answer's verdict.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use hco_challenges::Class;
 use hco_oracle::SignedRequest;
 use hco_oracle::policy::{Step, WindowPolicy};
 
@@ -38,22 +40,37 @@ pub fn timing(config: &Config, family: &str) -> anyhow::Result<Timing> {
     })
 }
 
+/// The class a family serves.
+pub fn class_of(family: &str) -> anyhow::Result<Class> {
+    hco_challenges::Registry::builtin()
+        .get(family)
+        .map(|f| f.class())
+        .ok_or_else(|| anyhow::anyhow!("unknown family `{family}`"))
+}
+
 /// Runs `tries` first tries of `attack` against a node running `base` with `family` as the
-/// only human step.
+/// only step of its class; `edit` may change the node's configuration further.
 pub fn measure(
     base: &Config,
     family: &str,
     attack: &dyn Attack,
     tries: u64,
+    edit: impl FnOnce(&mut Config),
 ) -> anyhow::Result<AttackerRate> {
+    let class = class_of(family)?;
     let node = LocalNode::start(base.clone(), |c, _| {
         c.network.genesis = genesis_now();
         c.network.window = c.network.window.max(Duration::from_secs(3 * 3600));
         c.network.slot_mode = hco_oracle::SlotMode::Open;
-        c.network.policy.human = WindowPolicy {
+        let only = WindowPolicy {
             steps: vec![Step::Family(family.to_owned())],
             spares: 0,
         };
+        match class {
+            Class::Human => c.network.policy.human = only,
+            Class::Agent => c.network.policy.agent = only,
+        }
+        edit(c);
         Ok(())
     })?;
     let timing = timing(&node.config, family)?;
@@ -71,7 +88,8 @@ pub fn measure(
                         break;
                     }
                     let key = hco_oracle::testing::key(50_000_000 + i);
-                    let (accepted, ms, code) = match one_try(&node, &key, t, timing, attack) {
+                    let (accepted, ms, code) = match one_try(&node, &key, class, t, timing, attack)
+                    {
                         Ok((verdict, ms)) => match verdict {
                             crate::attack::Verdict::Accepted => (true, ms, None),
                             crate::attack::Verdict::Rejected(code) => (false, ms, Some(code)),
@@ -102,11 +120,12 @@ pub fn measure(
 fn one_try(
     node: &LocalNode,
     key: &ed25519_dalek::SigningKey,
+    class: Class,
     t: u64,
     timing: Timing,
     attack: &dyn Attack,
 ) -> anyhow::Result<(crate::attack::Verdict, u64)> {
-    node.register_human(key)
+    node.register(key, class)
         .map_err(|code| anyhow::anyhow!("registration refused: {code}"))?;
     let view = issue(node, key, t, 0)?;
     let issued = Instant::now();

@@ -66,7 +66,12 @@ impl LocalNode {
 
     /// Registers `key` as a human identity; the refusal code if any.
     pub fn register_human(&self, key: &SigningKey) -> Result<IdentityId, String> {
-        let reg = SignedRegister::new(key, Class::Human, SystemClock.now());
+        self.register(key, Class::Human)
+    }
+
+    /// Registers `key` as an identity of `class`; the refusal code if any.
+    pub fn register(&self, key: &SigningKey, class: Class) -> Result<IdentityId, String> {
+        let reg = SignedRegister::new(key, class, SystemClock.now());
         match self.gateway.post("/v1/identities", &reg) {
             Ok(r) if r.status == 201 => Ok(IdentityId(key.verifying_key().to_bytes())),
             Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),

@@ -25,12 +25,14 @@ use crate::config::Config;
 use end_to_end::EndToEnd;
 use family::AttackerRate;
 
-/// The human families the bench measures by default.
-pub const FAMILIES: [&str; 4] = [
+/// The families the bench measures by default: the human ones, and the agent class's
+/// per-window step.
+pub const FAMILIES: [&str; 5] = [
     "visual_match",
     "interactive_reasoning",
     "attention",
     "presence",
+    "narrative_chain",
 ];
 
 /// Options of `hco bench attack`.
@@ -39,7 +41,8 @@ pub struct AttackArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Families to measure (comma-separated); by default every human family.
+    /// Families to measure (comma-separated); by default every human family and
+    /// `narrative_chain`.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// First tries per attacker.
@@ -60,6 +63,11 @@ pub struct AttackArgs {
     /// The production configuration.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/prod.toml"))]
     pub prod: PathBuf,
+    /// A private narrative corpus to measure `narrative_chain` on (the production policy's
+    /// agent step); without it the family runs on the public starter corpus, which
+    /// `configs/prod.toml` itself would refuse.
+    #[arg(long)]
+    pub agent_corpus: Option<PathBuf>,
 }
 
 /// One family's figures.
@@ -70,8 +78,9 @@ struct FamilyReport {
     best: AttackerRate,
     /// Its name.
     attacker: String,
-    /// `single` or `prod`: whose policy the family ran under.
-    config: &'static str,
+    /// `single` or `prod`: whose policy the family ran under (for `narrative_chain`, also
+    /// which corpus).
+    config: String,
     /// Every attacker's figures.
     attackers: BTreeMap<String, AttackerRate>,
 }
@@ -104,10 +113,12 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
     // The attacker each family is played with end to end: the most successful one measured.
     let mut best: BTreeMap<String, Box<dyn Attack>> = BTreeMap::new();
     for name in &families {
-        let (base, config) = if name == "presence" {
-            (&prod, "prod")
-        } else {
-            (&single, "single")
+        let agent_corpus = args.agent_corpus.clone();
+        let (base, config) = match (name.as_str(), &agent_corpus) {
+            ("presence", _) => (&prod, "prod".to_owned()),
+            ("narrative_chain", None) => (&prod, "prod, public starter corpus".to_owned()),
+            ("narrative_chain", Some(dir)) => (&prod, format!("prod, corpus {}", dir.display())),
+            _ => (&single, "single".to_owned()),
         };
         let mut rates = BTreeMap::new();
         let mut top: Option<(u64, Box<dyn Attack>)> = None;
@@ -117,7 +128,12 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
                 attacker.name(),
                 args.tries
             );
-            let rate = family::measure(base, name, attacker.as_ref(), args.tries)?;
+            let rate = family::measure(base, name, attacker.as_ref(), args.tries, |c| {
+                if let Some(dir) = &agent_corpus {
+                    c.agent.corpus_dir = Some(dir.clone());
+                    c.agent.allow_starter_corpus = false;
+                }
+            })?;
             let successes = rate.rate.successes;
             rates.insert(attacker.name().to_owned(), rate);
             if top.as_ref().is_none_or(|(s, _)| successes > *s) {
@@ -133,7 +149,7 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
             FamilyReport {
                 best: headline,
                 attacker: attacker.name().to_owned(),
-                config,
+                config: config.clone(),
                 attackers: rates,
             },
         );
