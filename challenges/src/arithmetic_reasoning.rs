@@ -78,6 +78,10 @@ fn apply(value: i64, op: Op) -> i64 {
 }
 
 impl Family for ArithmeticReasoning {
+    fn script_solvable(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "arithmetic_reasoning"
     }

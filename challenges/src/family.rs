@@ -377,6 +377,15 @@ pub trait Family: Send + Sync + 'static {
         false
     }
 
+    /// Whether a script written with the source passes it (a labelled baseline: proof of work,
+    /// the template-built lock families, templated arithmetic). Such a family never counts as
+    /// proof of its class on its own: a drawn step takes it only for a profile with nothing
+    /// else enabled, and a policy must keep a step that no script passes whenever its class has
+    /// such a family (see `NetworkParams::step_families`).
+    fn script_solvable(&self) -> bool {
+        false
+    }
+
     /// The least time from issue to receipt in which a person answers, in milliseconds: the
     /// default floor under which an answer is rejected as `too_fast` (a network may configure
     /// another). 0 for agent families, whose budget is the deadline alone.

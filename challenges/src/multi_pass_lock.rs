@@ -63,6 +63,10 @@ fn draw_transforms(s: &mut SeedStream, passes: usize) -> Vec<Transform> {
 }
 
 impl Family for MultiPassLock {
+    fn script_solvable(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "multi_pass_lock"
     }

@@ -63,6 +63,10 @@ pub(crate) fn letter_rule(
 }
 
 impl Family for ObfuscatedTextLock {
+    fn script_solvable(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "obfuscated_text_lock"
     }

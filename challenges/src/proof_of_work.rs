@@ -59,6 +59,10 @@ fn key_parts(key: &AnswerKey) -> Option<([u8; 16], u32)> {
 }
 
 impl Family for ProofOfWork {
+    fn script_solvable(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "proof_of_work"
     }

@@ -179,7 +179,8 @@ impl NetworkParams {
     ) -> Vec<&FamilyConfig> {
         let profile = profile.into();
         let policy = self.policy(profile.class);
-        self.families_for(profile, registry)
+        let pool: Vec<&FamilyConfig> = self
+            .families_for(profile, registry)
             .into_iter()
             .filter(|f| match step {
                 Step::Family(name) => f.name == *name,
@@ -188,7 +189,21 @@ impl NetworkParams {
                         && !registry.get(&f.name).is_some_and(|fam| fam.uses_passkeys())
                 }
             })
-            .collect()
+            .collect();
+        if *step != Step::Drawn {
+            return pool;
+        }
+        // A drawn step never lands on a family a script passes while the pool holds another.
+        let solvable = |f: &FamilyConfig| {
+            registry
+                .get(&f.name)
+                .is_some_and(|fam| fam.script_solvable())
+        };
+        if pool.iter().all(|f| solvable(f)) {
+            pool
+        } else {
+            pool.into_iter().filter(|f| !solvable(f)).collect()
+        }
     }
 
     /// Which step of its class's policy a challenge of `family` served: the fixed step naming
@@ -290,6 +305,33 @@ impl NetworkParams {
                 ));
             }
         }
+        // Where the class has a family no script passes, some step must always take one: a
+        // baseline (proof of work, a lock family, templated arithmetic) is never the proof.
+        let profile = Profile::new(class, false);
+        let solvable = |f: &FamilyConfig| {
+            registry
+                .get(&f.name)
+                .is_some_and(|fam| fam.script_solvable())
+        };
+        let has_proof = self
+            .families_for(profile, registry)
+            .iter()
+            .any(|f| !solvable(f));
+        let proves = |step: &Step| {
+            self.step_families(step, profile, registry)
+                .iter()
+                .all(|f| !solvable(f))
+        };
+        if has_proof && !policy.steps.iter().any(proves) {
+            return Err(crate::params::bad(
+                format!("{field}.steps"),
+                format!(
+                    "every step may be served by a family a script passes (a baseline); name a \
+                     {} family no script passes, or use \"{DRAWN}\"",
+                    class.as_str()
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -304,6 +346,56 @@ mod tests {
             steps: steps.iter().map(|s| Step::from(s.to_string())).collect(),
             spares,
         }
+    }
+
+    fn enable(p: &mut NetworkParams, name: &str) {
+        p.families.push(FamilyConfig {
+            name: name.into(),
+            deadline_ms: 15_000,
+            difficulty: 1,
+            min_solve_ms: 0,
+        });
+    }
+
+    #[test]
+    fn a_baseline_is_never_the_only_proof_where_the_class_has_a_real_family() {
+        let registry = Registry::builtin();
+        let mut p = crate::testing::params_for(&[crate::NodeId([1; 32])]);
+        // Only baselines for agents (a devnet's proof of work): allowed, drawn as before.
+        p.policies.agent = policy(&["cognitive"], 1);
+        p.validate(&registry).unwrap();
+        // With narrative_chain and a lock family beside proof of work, a drawn step only ever
+        // lands on narrative_chain…
+        enable(&mut p, "narrative_chain");
+        enable(&mut p, "obfuscated_text_lock");
+        let drawn = p.step_families(&Step::Drawn, Class::Agent, &registry);
+        let names: Vec<&str> = drawn.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["narrative_chain"]);
+        p.validate(&registry).unwrap();
+        // …and a policy of baselines alone is refused.
+        p.policies.agent = policy(&["obfuscated_text_lock", "proof_of_work"], 1);
+        let err = p.validate(&registry).unwrap_err().to_string();
+        assert!(err.contains("a script passes"), "{err}");
+        // A baseline beside the real step is fine (it only adds work).
+        p.policies.agent = policy(&["proof_of_work", "narrative_chain"], 1);
+        p.validate(&registry).unwrap();
+        // Humans: templated arithmetic is drawn only for those who opted out of visual families.
+        enable(&mut p, "visual_match");
+        p.policies.human = policy(&["cognitive"], 1);
+        p.validate(&registry).unwrap();
+        let seen = p.step_families(&Step::Drawn, Class::Human, &registry);
+        assert_eq!(
+            seen.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["visual_match"]
+        );
+        let opted_out = p.step_families(&Step::Drawn, Profile::new(Class::Human, true), &registry);
+        assert_eq!(
+            opted_out
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>(),
+            ["arithmetic_reasoning"]
+        );
     }
 
     #[test]

@@ -94,6 +94,10 @@ fn answer_words(text: &str) -> Option<Vec<String>> {
 }
 
 impl Family for SemanticMathLock {
+    fn script_solvable(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "semantic_math_lock"
     }
