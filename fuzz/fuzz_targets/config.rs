@@ -6,6 +6,13 @@
 #[path = "../../node/src/config.rs"]
 mod config;
 
+// What config.rs reads from the node's network module: the gossip frame limit.
+#[path = "../../node/src/network/protocol.rs"]
+pub mod protocol;
+mod network {
+    pub use super::protocol;
+}
+
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
