@@ -279,3 +279,83 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
         Corpus::embedded().sets().len()
     );
 }
+
+/// A stand-in for a model behind an OpenAI-compatible endpoint: it holds the starter corpus's
+/// key and answers the question whose narrative and question the user message quotes.
+fn stand_in_model() -> String {
+    use axum::Json;
+    use axum::routing::post;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let app = axum::Router::new().route(
+                "/v1/chat/completions",
+                post(|Json(req): Json<Value>| async move {
+                    let user = req["messages"][1]["content"].as_str().unwrap_or_default();
+                    // The current round is the last report quoted.
+                    let current = user.rsplit("Report:\n").next().unwrap_or_default();
+                    let answer = Corpus::embedded()
+                        .sets()
+                        .iter()
+                        .flat_map(|s| &s.parts)
+                        .filter(|p| current.contains(p.narrative.as_str()))
+                        .flat_map(|p| &p.questions)
+                        .find(|q| current.contains(q.question.as_str()))
+                        .map_or("unknown".to_owned(), |q| q.answer.clone());
+                    Json(json!({ "choices": [{ "message": { "role": "assistant", "content": answer } }] }))
+                }),
+            );
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    format!("http://{addr}/v1")
+}
+
+/// `scripts/llm-agent` plays whole sessions through `hco client agent` against a model
+/// endpoint; a stand-in agent that holds the key passes at least 99 % of them within τ.
+#[test]
+fn llm_agent_script_with_the_answer_key_passes_sessions_within_tau() {
+    let node = Single::start("");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/llm-agent");
+    let cmd = format!(
+        "python3 {script} --endpoint {} --model stand-in",
+        stand_in_model()
+    );
+    let sessions = 30;
+    let mut admitted = 0;
+    let mut round_ms = Vec::new();
+    for _ in 0..sessions {
+        let out = hco()
+            .args(["client", "agent", "--node", &node.url, "--answer-cmd", &cmd])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        if v["admitted"] == true {
+            admitted += 1;
+            round_ms.extend(
+                v["round_ms"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_u64),
+            );
+        } else {
+            eprintln!("{v} {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    round_ms.sort_unstable();
+    eprintln!(
+        "stand-in agent through scripts/llm-agent: {admitted}/{sessions} sessions admitted, \
+         effective round time median {:?} ms, max {:?} ms (τ = 15000 ms)",
+        round_ms.get(round_ms.len() / 2),
+        round_ms.last()
+    );
+    assert!(admitted * 100 >= sessions * 99, "{admitted}/{sessions}");
+}
