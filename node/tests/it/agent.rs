@@ -280,6 +280,18 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     );
 }
 
+/// The starter corpus's answer to the question quoted in `text` with its narrative.
+fn key_answer(text: &str) -> String {
+    Corpus::embedded()
+        .sets()
+        .iter()
+        .flat_map(|s| &s.parts)
+        .filter(|p| text.contains(p.narrative.as_str()))
+        .flat_map(|p| &p.questions)
+        .find(|q| text.contains(q.question.as_str()))
+        .map_or("unknown".to_owned(), |q| q.answer.clone())
+}
+
 /// A stand-in for a model behind an OpenAI-compatible endpoint: it holds the starter corpus's
 /// key and answers the question whose narrative and question the user message quotes.
 fn stand_in_model() -> String {
@@ -298,16 +310,15 @@ fn stand_in_model() -> String {
                 "/v1/chat/completions",
                 post(|Json(req): Json<Value>| async move {
                     let user = req["messages"][1]["content"].as_str().unwrap_or_default();
-                    // The current round is the last report quoted.
-                    let current = user.rsplit("Report:\n").next().unwrap_or_default();
-                    let answer = Corpus::embedded()
-                        .sets()
-                        .iter()
-                        .flat_map(|s| &s.parts)
-                        .filter(|p| current.contains(p.narrative.as_str()))
-                        .flat_map(|p| &p.questions)
-                        .find(|q| current.contains(q.question.as_str()))
-                        .map_or("unknown".to_owned(), |q| q.answer.clone());
+                    let answer = if user.contains("=== Part ") {
+                        // A narrative_chain prompt: one answer per part, as a JSON array.
+                        let parts: Vec<String> =
+                            user.split("=== Part ").skip(1).map(key_answer).collect();
+                        format!("Here you go: {}", serde_json::to_string(&parts).unwrap())
+                    } else {
+                        // An admission round: the current round is the last report quoted.
+                        key_answer(user.rsplit("Report:\n").next().unwrap_or_default())
+                    };
                     Json(json!({ "choices": [{ "message": { "role": "assistant", "content": answer } }] }))
                 }),
             );
@@ -358,4 +369,60 @@ fn llm_agent_script_with_the_answer_key_passes_sessions_within_tau() {
         round_ms.last()
     );
     assert!(admitted * 100 >= sessions * 99, "{admitted}/{sessions}");
+}
+
+/// The per-window step of the agent class (`narrative_chain`) through `hco client solve` and
+/// `scripts/llm-agent`: every identity-window of a stand-in agent holding the key is active.
+#[test]
+fn llm_agent_script_keeps_agent_identities_active_window_after_window() {
+    let node = Single::start(
+        "[network]\nslot_mode = \"open\"\ngrace = \"50s\"\n[network.policy.agent]\nsteps = [\"narrative_chain\"]\n\
+         spares = 0\n[[network.families]]\nname = \"narrative_chain\"\ndeadline = \"45s\"\n\
+         difficulty = 3\n",
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/llm-agent");
+    let cmd = format!(
+        "python3 {script} --endpoint {} --model stand-in",
+        stand_in_model()
+    );
+    let identities = 12;
+    let mut active = 0;
+    for i in 0..identities {
+        let key = node.dir.path().join(format!("agent{i}.key"));
+        let out = hco()
+            .args(["identity", "new", "--out"])
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let key = key.to_str().unwrap();
+        let (ok, v) = hco_json(&[
+            "client", "register", "--node", &node.url, "--key", key, "--class", "agent",
+        ]);
+        assert!(ok, "{v}");
+        let out = hco()
+            .args([
+                "client",
+                "solve",
+                "--node",
+                &node.url,
+                "--key",
+                key,
+                "--answer-cmd",
+                &cmd,
+            ])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            active += 1;
+        } else {
+            eprintln!(
+                "{} {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    eprintln!("stand-in agent, narrative_chain windows: {active}/{identities} active");
+    assert!(active * 100 >= identities * 99, "{active}/{identities}");
 }

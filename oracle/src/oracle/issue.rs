@@ -210,11 +210,19 @@ impl Oracle {
         };
         // The index range depends on the identity's class.
         if let Some(profile) = self.profile_of(&parts.id)? {
-            let tries = self.params.policy(profile.class).tries();
+            let policy = self.params.policy(profile.class);
+            let tries = policy.tries();
             if parts.j >= tries {
-                return Ok(Err(Reason::IndexOutOfRange {
-                    j: parts.j,
-                    k: tries,
+                // Past the last try: a window whose steps all passed says so, as it does
+                // before the last try (a client stops there rather than failing).
+                let passed = self.ledger.solves(parts.t, &parts.id)? as usize;
+                return Ok(Err(if passed >= policy.steps.len() {
+                    Reason::StepsComplete
+                } else {
+                    Reason::IndexOutOfRange {
+                        j: parts.j,
+                        k: tries,
+                    }
                 }));
             }
         }
