@@ -280,6 +280,9 @@ impl Node {
 
     /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
     pub async fn respond_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
+        if let Some(reply) = crate::byzantine::accept_unchecked(self, &response).await {
+            return Ok(reply);
+        }
         let (tx, rx) = oneshot::channel();
         if self
             .verify_tx
@@ -450,6 +453,7 @@ impl Node {
                 }
                 ReconcileRpc::Reveals { t } => {
                     let mut reveals = ledger.reveals(t)?;
+                    crate::byzantine::hide_own_reveal(o.node_id(), t, &mut reveals);
                     reveals.truncate(o.params().committee.len());
                     ReconcileReply::Reveals(reveals)
                 }
