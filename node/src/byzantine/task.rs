@@ -6,15 +6,41 @@ use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
 use hco_oracle::secret::issuer_order;
-use hco_oracle::{IdentityId, Oracle, SealedAcceptance, SignedRegister};
+use hco_oracle::{IdentityId, NetworkParams, Oracle, SealedAcceptance, SignedRegister};
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    ACT_DELAY_MS, EQUIVOCATE_DELAY_MS, FIRST_WINDOW, Fault, acceptance, active,
-    claim_rejected_kinds, equivocations, gossip_registration, gossip_summary, keep_and_gossip,
-    made_up, request, seal_one, sybils,
+use super::forge::{
+    acceptance, claim_rejected_kinds, equivocations, gossip, gossip_registration, gossip_summary,
+    keep_and_gossip, made_up, request, seal_one, sybils,
 };
+use super::{ACT_DELAY_MS, EQUIVOCATE_DELAY_MS, FIRST_WINDOW, Fault, active};
 use crate::service::Node;
+
+/// What the member does to a window, in time order within it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Early in the window: made-up and wrongly accepted acceptances.
+    Act,
+    /// As it closes: two extra summaries.
+    Equivocate,
+    /// Once it is certified: one more acceptance.
+    Late,
+}
+
+impl Step {
+    const ALL: [Step; 3] = [Step::Act, Step::Equivocate, Step::Late];
+
+    fn at(self, p: &NetworkParams, t: u64) -> u64 {
+        match self {
+            Step::Act => p.window_start(t) + ACT_DELAY_MS,
+            Step::Equivocate => p.closes_at(t) + EQUIVOCATE_DELAY_MS,
+            Step::Late => p.closes_at(t) + LATE_DELAY_MS,
+        }
+    }
+}
+
+/// After a window closes, when the member starts waiting for its certificate.
+const LATE_DELAY_MS: u64 = 2_000;
 
 /// Runs until shutdown.
 pub async fn run(node: Arc<Node>, key: SigningKey, shutdown: CancellationToken) {
@@ -26,35 +52,90 @@ pub async fn run(node: Arc<Node>, key: SigningKey, shutdown: CancellationToken) 
         }
     }
     let current = params.window_at(node.now()).unwrap_or(0);
-    let mut act_t = (current + 1).max(FIRST_WINDOW);
-    let mut equivocate_t = act_t;
+    let mut next = [(current + 1).max(FIRST_WINDOW); 3];
     loop {
-        let act_at = params.window_start(act_t) + ACT_DELAY_MS;
-        let equivocate_at = params.closes_at(equivocate_t) + EQUIVOCATE_DELAY_MS;
-        let acting = act_at <= equivocate_at;
-        let at = if acting { act_at } else { equivocate_at };
+        let (i, at) = (0..Step::ALL.len())
+            .map(|i| (i, Step::ALL[i].at(&params, next[i])))
+            .min_by_key(|(_, at)| *at)
+            .unwrap_or((0, 0));
         let wait = Duration::from_millis(at.saturating_sub(node.now()));
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(wait) => {}
         }
-        if acting {
-            tracing::warn!(t = act_t, "unsafe byzantine: misbehaving in this window");
-            act(&node, &key, &sybils, act_t, &shutdown).await;
-            act_t += 1;
-        } else {
-            if active(Fault::Equivocate) {
-                for s in equivocations(&node.oracle, &key, equivocate_t) {
+        let t = next[i];
+        next[i] += 1;
+        match Step::ALL[i] {
+            Step::Act => {
+                tracing::warn!(t, "unsafe byzantine: misbehaving in this window");
+                act(&node, &key, &sybils, t, &shutdown).await;
+            }
+            Step::Equivocate if active(Fault::Equivocate) => {
+                for s in equivocations(&node.oracle, &key, t) {
                     gossip_summary(&node, &s);
                 }
-                tracing::warn!(
-                    t = equivocate_t,
-                    "unsafe byzantine: gossiped two made-up summaries"
-                );
+                tracing::warn!(t, "unsafe byzantine: gossiped two made-up summaries");
             }
-            equivocate_t += 1;
+            Step::Late if active(Fault::Late) => {
+                late(&node, &key, &sybils, t, &shutdown).await;
+            }
+            Step::Equivocate | Step::Late => {}
         }
     }
+}
+
+/// Once this member holds the certificate of `t` (waiting at most a window), makes up an
+/// acceptance of `t` for one of its sybils, dated inside the window, and gossips it.
+async fn late(
+    node: &Arc<Node>,
+    key: &SigningKey,
+    sybils: &[(SigningKey, SignedRegister)],
+    t: u64,
+    shutdown: &CancellationToken,
+) {
+    let o = node.oracle.clone();
+    let p = o.params().clone();
+    for _ in 0..p.window_ms / 250 {
+        let held = {
+            let o = o.clone();
+            tokio::task::spawn_blocking(move || o.ledger().certificate(t))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .flatten()
+                .is_some()
+        };
+        if held {
+            break;
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+        }
+    }
+    // The last sybil served here: the early steps take the first ones.
+    let Some((sybil, reg)) = served_here(&o, sybils, t).pop() else {
+        return;
+    };
+    let family = p
+        .families
+        .iter()
+        .find(|f| {
+            o.registry()
+                .get(&f.name)
+                .is_some_and(|fam| fam.class() == hco_challenges::Class::Agent)
+        })
+        .map(|f| f.name.clone())
+        .unwrap_or_default();
+    let issued_at = p.window_start(t) + ACT_DELAY_MS;
+    let c = made_up(&o, reg.body.id, t, &family, issued_at);
+    let at = issued_at + 1_500;
+    tracing::warn!(t, "unsafe byzantine: adding to a certified window");
+    keep_and_gossip(
+        node,
+        vec![seal_one(key, acceptance(key, sybil, c, b"0", at))],
+    )
+    .await;
 }
 
 /// The sybils whose assigned issuer in `t` is this member.
@@ -150,7 +231,7 @@ async fn act(
         "unsafe byzantine: gossiping made-up acceptances"
     );
     keep_and_gossip(node, accepted).await;
-    super::gossip(node, &rejected);
+    gossip(node, &rejected);
 }
 
 /// A registered identity that is not one of this member's sybils (preferably one it is the

@@ -9,6 +9,9 @@
 //! no certificate carries the cheat's signature, each honest agent has a proof, and every honest
 //! node names the cheat, and only it, in `/v1/evidence`, the window views and the
 //! `hco_evidence_total` metric.
+//!
+//! A second devnet has a member that is honest except that it adds to each window once the
+//! window is certified: the honest members' certified sets and proofs must not change.
 
 use std::time::Duration;
 
@@ -154,7 +157,7 @@ fn devnet_byzantine_member_is_excluded_and_named() {
     assert!(
         health["unsafe_byzantine"]
             .as_array()
-            .is_some_and(|f| f.len() == 5),
+            .is_some_and(|f| f.len() == 6),
         "{health}"
     );
     assert!(get(&net.url(0), "/healthz").unwrap()["unsafe_byzantine"].is_null());
@@ -299,4 +302,78 @@ fn devnet_byzantine_member_is_excluded_and_named() {
         refused >= 1.0,
         "no acceptance batch of the cheat was refused"
     );
+}
+
+fn active_count(net: &Devnet, node: usize, t: u64) -> u64 {
+    get(&net.url(node), &format!("/v1/windows/{t}")).unwrap()["active_count_local"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn devnet_byzantine_member_cannot_change_a_certified_window() {
+    let net = Devnet::up_with(4, WINDOW, false, &["--unsafe-byzantine", "late"]);
+    let committee = committee(&net);
+    let now = current(&net)["t"].as_u64().unwrap();
+    let t = (now + 1).max(FIRST_FAULTY_WINDOW);
+    let honest: Vec<SigningKey> = (30_000u64..40_000)
+        .map(testing::key)
+        .filter(|k| issuer(&committee, k, t) != FAULTY)
+        .take(3)
+        .collect();
+    for key in &honest {
+        register(&net, key);
+    }
+    for node in 0..4 {
+        for key in &honest {
+            let path = format!("/v1/identities/{}", id_of(key));
+            wait_until(Duration::from_secs(20), || {
+                get(&net.url(node), &path).is_some()
+            });
+        }
+    }
+    let params: Digest = serde_json::from_value(current(&net)["params_digest"].clone()).unwrap();
+    wait_for_window(&net, t);
+    for key in &honest {
+        solve_honestly(&net, &committee, key, t);
+    }
+    let expected = expected_summary(t, &honest, params);
+    for node in HONEST {
+        wait_until(Duration::from_secs(120), || {
+            certificate(&net, node, t).is_some()
+        });
+        assert_eq!(certificate(&net, node, t).unwrap().summary, expected);
+    }
+    // The member records a made-up acceptance of the certified window and gossips it.
+    wait_until(Duration::from_secs(60), || {
+        active_count(&net, FAULTY, t) > honest.len() as u64
+    });
+    // Each honest member has settled it (refused it, or recorded it: the hole).
+    for node in HONEST {
+        wait_until(Duration::from_secs(30), || {
+            let settled = metric(
+                &net,
+                node,
+                "hco_gossip_validations_total",
+                &["topic=\"acceptance\"", "result=\"ignore\""],
+            ) + metric(
+                &net,
+                node,
+                "hco_gossip_validations_total",
+                &["topic=\"acceptance\"", "result=\"reject\""],
+            );
+            settled >= 1.0 || active_count(&net, node, t) != honest.len() as u64
+        });
+    }
+    for node in HONEST {
+        assert_eq!(
+            active_count(&net, node, t),
+            honest.len() as u64,
+            "node {node} let a certified window change"
+        );
+        for key in &honest {
+            let path = format!("/v1/windows/{t}/proofs/{}", id_of(key));
+            assert!(get(&net.url(node), &path).is_some(), "no proof at {path}");
+        }
+    }
 }

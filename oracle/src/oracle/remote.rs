@@ -4,7 +4,8 @@
 //! the issuer's assignment, the identity's signature, and every check the issuer ran on the
 //! envelope (see [`super::envelope`]) with the signed receipt time standing for the issuer's
 //! clock. What needs the secret (prompt, answer key, exact opening moment) is left to the
-//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored.
+//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored. Nothing
+//! is added to a window whose certified set this node already holds.
 
 use std::collections::HashSet;
 
@@ -23,8 +24,15 @@ impl Oracle {
     /// sender wrong.
     pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
         let mut good_seals = HashSet::new();
+        let mut open_windows = HashSet::new();
         for s in batch {
             let c = s.acceptance.challenge();
+            if !open_windows.contains(&c.t) {
+                if self.settled(c.t)? {
+                    return Ok(Err(Reason::WindowCertified { t: c.t }));
+                }
+                open_windows.insert(c.t);
+            }
             if !self.params.committee.contains(&c.issuer) {
                 return Ok(Err(Reason::NotInCommittee(c.issuer)));
             }
@@ -92,6 +100,22 @@ impl Oracle {
             self.ledger.make_durable()?;
         }
         Ok(Ok(fresh))
+    }
+
+    /// Whether window `t` is settled here: it has a certificate and this node's own summary
+    /// signed the certified root, so its active set is the certified one. An acceptance added
+    /// now could only make the set differ from the certificate (and every proof of the window
+    /// fail here); it would not be audited either. A node whose own set missed part of the
+    /// certified one still takes acceptances, to catch up.
+    fn settled(&self, t: u64) -> Result<bool, LedgerError> {
+        let Some(cert) = self.ledger.certificate(t)? else {
+            return Ok(false);
+        };
+        Ok(self
+            .ledger
+            .summaries(t)?
+            .iter()
+            .any(|s| s.signer == self.node && s.summary.root == cert.summary.root))
     }
 
     /// The issuer's secret-free checks of one acceptance, at its signed receipt time.
