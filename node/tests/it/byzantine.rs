@@ -24,7 +24,7 @@ use hco_oracle::{
 };
 use serde_json::Value;
 
-use crate::support::{Devnet, get, post, wait_until};
+use crate::support::{Devnet, get, hco, post, wait_until};
 
 const FAULTY: usize = 3;
 const HONEST: [usize; 3] = [0, 1, 2];
@@ -376,4 +376,39 @@ fn devnet_byzantine_member_cannot_change_a_certified_window() {
             assert!(get(&net.url(node), &path).is_some(), "no proof at {path}");
         }
     }
+}
+
+#[test]
+fn the_faulty_mode_is_refused_outside_a_loopback_test_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("node.toml");
+    let run = |faults: &str| {
+        hco()
+            .args(["node", "run", "--config"])
+            .arg(&config)
+            .args(["--unsafe-byzantine", faults])
+            .output()
+            .unwrap()
+    };
+    std::fs::write(
+        &config,
+        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"0.0.0.0:0\"\n",
+    )
+    .unwrap();
+    let out = run("all");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("local test networks only"), "{stderr}");
+    assert!(stderr.contains("http.listen 0.0.0.0:0"), "{stderr}");
+    std::fs::write(
+        &config,
+        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n[p2p]\nlisten = [\"/ip4/127.0.0.1/tcp/0\"]\n",
+    )
+    .unwrap();
+    let out = run("mint,fly");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown fault `fly`"), "{stderr}");
+    // Nothing was started: no ledger, no key.
+    assert!(!dir.path().join("ledger").exists());
 }
