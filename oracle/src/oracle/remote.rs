@@ -5,7 +5,7 @@
 //! envelope (see [`super::envelope`]) with the signed receipt time standing for the issuer's
 //! clock. What needs the secret (prompt, answer key, exact opening moment) is left to the
 //! audit. One failing acceptance rejects the whole batch, so nothing of it is stored. Nothing
-//! is added to a window whose certified set this node already holds.
+//! is added to a window this node has summarized (see [`Oracle::record_remote`]).
 
 use std::collections::HashSet;
 
@@ -21,7 +21,8 @@ impl Oracle {
     /// human-speed floor and the identity's signature; returns how many were new. The batch is
     /// all or nothing: the first failing acceptance's reason rejects it and nothing is written.
     /// Durable when it returns. [`super::blames_sender`] tells whether a reason proves the
-    /// sender wrong.
+    /// sender wrong. A window this node has summarized takes no more (`window_summarized`),
+    /// unless the certificate shows its summary missed part of the window.
     pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
         let mut good_seals = HashSet::new();
         let mut open_windows = HashSet::new();
@@ -29,7 +30,7 @@ impl Oracle {
             let c = s.acceptance.challenge();
             if !open_windows.contains(&c.t) {
                 if self.settled(c.t)? {
-                    return Ok(Err(Reason::WindowCertified { t: c.t }));
+                    return Ok(Err(Reason::WindowSummarized { t: c.t }));
                 }
                 open_windows.insert(c.t);
             }
@@ -102,20 +103,24 @@ impl Oracle {
         Ok(Ok(fresh))
     }
 
-    /// Whether window `t` is settled here: it has a certificate and this node's own summary
-    /// signed the certified root, so its active set is the certified one. An acceptance added
-    /// now could only make the set differ from the certificate (and every proof of the window
-    /// fail here); it would not be audited either. A node whose own set missed part of the
-    /// certified one still takes acceptances, to catch up.
+    /// Whether window `t` is settled here: this node signed its summary, and the certificate
+    /// (if held) has the same root. An acceptance added now would not be audited (the audit
+    /// runs when the window is summarized) and could only make the node's set differ from
+    /// what it signed, so every proof of the window would fail here. A node whose summary
+    /// differs from the certificate (it missed part of the window) still takes acceptances.
     fn settled(&self, t: u64) -> Result<bool, LedgerError> {
-        let Some(cert) = self.ledger.certificate(t)? else {
+        let Some(mine) = self
+            .ledger
+            .summaries(t)?
+            .into_iter()
+            .find(|s| s.signer == self.node)
+        else {
             return Ok(false);
         };
         Ok(self
             .ledger
-            .summaries(t)?
-            .iter()
-            .any(|s| s.signer == self.node && s.summary.root == cert.summary.root))
+            .certificate(t)?
+            .is_none_or(|cert| cert.summary.root == mine.summary.root))
     }
 
     /// The issuer's secret-free checks of one acceptance, at its signed receipt time.

@@ -3,7 +3,7 @@
 //! challenge, and backdates (an answer past its deadline, a challenge issued before the
 //! window); in the second it withholds its reveal and signs two summaries. No identity it
 //! vouched for is certified, every honest identity is, and the evidence names it. And a member
-//! cannot add to a window once it is certified.
+//! cannot add to a window once it is summarized.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
@@ -186,9 +186,8 @@ fn a_certified_window_takes_no_late_acceptance() {
     let honest = served_by(&net, 0, T, 100, Class::Agent);
     honest_solve(&net, &honest);
     reveal(&net, T, &[0, 1, 2, 3]);
-    let cert = certify(&net, T);
-    assert_eq!(cert.summary.count, 1);
-    // A member that behaved in T adds to it afterwards, dated inside the window.
+    // A member that behaved in T adds to it afterwards, dated inside the window: refused by a
+    // member that summarized T, even before the certificate forms.
     let sybil = served_by(&net, FAULTY, T, 20_000, Class::Agent);
     let late = sealed(
         made_up(&net, &sybil, T, start + 1_000),
@@ -196,12 +195,24 @@ fn a_certified_window_takes_no_late_acceptance() {
         b"0",
         start + 3_000,
     );
+    net.oracles[0]
+        .summarize(T, net.params.closes_at(T))
+        .unwrap()
+        .unwrap();
+    assert!(net.oracles[0].ledger().certificate(T).unwrap().is_none());
+    let refused = net.oracles[0]
+        .record_remote(std::slice::from_ref(&late))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code(), "window_summarized");
+    let cert = certify(&net, T);
+    assert_eq!(cert.summary.count, 1);
     for o in &net.oracles[..FAULTY] {
         let refused = o
             .record_remote(std::slice::from_ref(&late))
             .unwrap()
             .unwrap_err();
-        assert_eq!(refused.code(), "window_certified");
+        assert_eq!(refused.code(), "window_summarized");
         assert!(!hco_oracle::blames_sender(&refused));
         assert!(
             o.membership(T, &testing::identity_id(&honest))
