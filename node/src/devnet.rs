@@ -32,6 +32,10 @@ pub enum DevnetCommand {
         /// Enable the test-only admin endpoints (peer block list).
         #[arg(long)]
         admin: bool,
+        /// TEST ONLY: the last node cheats with these faults (see `hco node run
+        /// --unsafe-byzantine`).
+        #[arg(long, value_name = "FAULTS")]
+        unsafe_byzantine: Option<String>,
     },
     /// Stop the devnet started in DIR.
     Down {
@@ -62,8 +66,9 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
             dir,
             window,
             admin,
+            unsafe_byzantine,
         } => {
-            let nodes = up(&dir, nodes, window, admin)?;
+            let nodes = up_with(&dir, nodes, window, admin, unsafe_byzantine.as_deref())?;
             let mut out = std::io::stdout().lock();
             for n in &nodes {
                 // A closed pipe (`| head -1`) is not an error for a command that is done.
@@ -91,6 +96,17 @@ pub fn free_port() -> anyhow::Result<u16> {
 
 /// Writes configs for `n` nodes into `dir` and starts them.
 pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result<Vec<DevnetNode>> {
+    up_with(dir, n, window, admin, None)
+}
+
+/// [`up`], the last node started with `--unsafe-byzantine FAULTS` when given.
+pub fn up_with(
+    dir: &Path,
+    n: usize,
+    window: Duration,
+    admin: bool,
+    byzantine: Option<&str>,
+) -> anyhow::Result<Vec<DevnetNode>> {
     if !(1..=16).contains(&n) {
         bail!("--nodes must be in 1..=16");
     }
@@ -166,7 +182,11 @@ pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result
         config.network = network.clone();
         let path = dir.join(format!("node{i}.toml"));
         config.save(&path)?;
-        let pid = spawn(&path, &dir.join(format!("node{i}.log")))?;
+        let extra: Vec<&str> = match byzantine {
+            Some(faults) if i + 1 == n => vec!["--unsafe-byzantine", faults],
+            _ => Vec::new(),
+        };
+        let pid = spawn_with(&path, &dir.join(format!("node{i}.log")), &extra)?;
         out.push(DevnetNode {
             node: committee[i].clone(),
             http: format!("http://127.0.0.1:{}", ports[i].0),
@@ -183,6 +203,11 @@ pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result
 
 /// Starts `hco node run --config PATH` in the background, logging to `log`.
 pub fn spawn(config: &Path, log: &Path) -> anyhow::Result<u32> {
+    spawn_with(config, log, &[])
+}
+
+/// [`spawn`] with extra arguments to `hco node run`.
+fn spawn_with(config: &Path, log: &Path, extra: &[&str]) -> anyhow::Result<u32> {
     let exe = std::env::current_exe()?;
     let log_file = std::fs::OpenOptions::new()
         .create(true)
@@ -191,6 +216,7 @@ pub fn spawn(config: &Path, log: &Path) -> anyhow::Result<u32> {
     let mut cmd = Command::new(exe);
     cmd.args(["node", "run", "--config"])
         .arg(config)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(log_file.try_clone()?)
         .stderr(log_file);

@@ -3,6 +3,7 @@
 mod api;
 mod attack;
 mod bench;
+mod byzantine;
 mod client;
 mod config;
 mod corpus;
@@ -114,6 +115,11 @@ enum NodeCommand {
         /// The config file.
         #[arg(long)]
         config: PathBuf,
+        /// TEST NETWORKS ONLY: make this node a cheating committee member (comma-separated
+        /// faults: wrong-answers, mint, backdate, withhold-reveal, equivocate, or all). Refused
+        /// unless every listen address is loopback and windows are at most a minute.
+        #[arg(long, value_name = "FAULTS")]
+        unsafe_byzantine: Option<String>,
     },
 }
 
@@ -174,8 +180,16 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Node(NodeCommand::Run { config }) => {
+        Command::Node(NodeCommand::Run {
+            config,
+            unsafe_byzantine,
+        }) => {
             let config = config::Config::load(&config)?;
+            if let Some(spec) = unsafe_byzantine {
+                let faults = byzantine::parse(&spec)?;
+                byzantine::refuse_production(&config)?;
+                byzantine::enable(faults);
+            }
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?

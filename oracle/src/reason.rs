@@ -181,6 +181,13 @@ pub enum Reason {
         /// When it closes (end plus grace).
         closes_at: Timestamp,
     },
+    /// An acceptance of a window this node has already summarized (and whose certificate, if
+    /// held, has this node's root): its active set can no longer change.
+    #[error("window {t} is summarized here; its active set can no longer change")]
+    WindowSummarized {
+        /// The window.
+        t: u64,
+    },
     /// A message made under other network parameters.
     #[error("the message was made under other network parameters")]
     ParamsMismatch,
@@ -291,6 +298,7 @@ reason_table! {
     Reason::RegistrationFromFuture { .. } => "registration_from_future", 422;
     Reason::ClassConflict(_) => "class_conflict", 409;
     Reason::WindowNotClosed { .. } => "window_not_closed", 422;
+    Reason::WindowSummarized { .. } => "window_summarized", 409;
     Reason::ParamsMismatch => "params_mismatch", 422;
     Reason::NotInCommittee(_) => "not_in_committee", 422;
     Reason::NoFamilyForProfile => "no_family_for_profile", 422;
@@ -395,6 +403,7 @@ mod tests {
             },
             Reason::ClassConflict(Class::Agent),
             Reason::WindowNotClosed { t: 1, closes_at: 2 },
+            Reason::WindowSummarized { t: 1 },
             Reason::ParamsMismatch,
             Reason::NotInCommittee(node),
             Reason::NoFamilyForProfile,

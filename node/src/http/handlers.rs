@@ -373,6 +373,8 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
         "peers": state.node.net.peers().await.len(),
         "classes": [Class::Human, Class::Agent],
         "presence": presence_view(p),
+        // A test-only cheating member names its faults (null on an honest node).
+        "unsafe_byzantine": crate::byzantine::describe(),
     }))
 }
 

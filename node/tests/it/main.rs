@@ -8,6 +8,7 @@ mod browser;
 mod browser_attention;
 mod browser_interactive;
 mod browser_visual;
+mod byzantine;
 mod cli;
 mod corpus;
 mod devnet;

@@ -18,6 +18,11 @@ pub struct Devnet {
 
 impl Devnet {
     pub fn up(n: usize, window: &str, admin: bool) -> Self {
+        Self::up_with(n, window, admin, &[])
+    }
+
+    /// [`Devnet::up`] with extra arguments to `hco devnet up`.
+    pub fn up_with(n: usize, window: &str, admin: bool, extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = hco();
         cmd.args([
@@ -33,6 +38,7 @@ impl Devnet {
         if admin {
             cmd.arg("--admin");
         }
+        cmd.args(extra);
         let out = cmd.output().unwrap();
         assert!(
             out.status.success(),

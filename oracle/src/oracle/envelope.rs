@@ -164,11 +164,15 @@ pub(super) fn solve_time(
 
 /// Whether a rejection of a remote acceptance proves the sender wrong, rather than that this
 /// node lacks something it may still receive: a registration (gossip or sync pending) or the
-/// certificates that place the slots (the beacon). The node strikes the sender only for the
-/// former; it records neither.
+/// certificates that place the slots (the beacon). An acceptance of a window already summarized
+/// here may be an honest issuer's that gossip delivered late: refused, not blamed. The node strikes
+/// the sender only for the former; it records neither.
 pub fn blames_sender(reason: &Reason) -> bool {
     !matches!(
         reason,
-        Reason::UnknownIdentity | Reason::OutsideSlot { .. } | Reason::StepNotOpen { .. }
+        Reason::UnknownIdentity
+            | Reason::OutsideSlot { .. }
+            | Reason::StepNotOpen { .. }
+            | Reason::WindowSummarized { .. }
     )
 }

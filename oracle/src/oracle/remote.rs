@@ -4,7 +4,8 @@
 //! the issuer's assignment, the identity's signature, and every check the issuer ran on the
 //! envelope (see [`super::envelope`]) with the signed receipt time standing for the issuer's
 //! clock. What needs the secret (prompt, answer key, exact opening moment) is left to the
-//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored.
+//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored. Nothing
+//! is added to a window this node has summarized (see [`Oracle::record_remote`]).
 
 use std::collections::HashSet;
 
@@ -20,11 +21,19 @@ impl Oracle {
     /// human-speed floor and the identity's signature; returns how many were new. The batch is
     /// all or nothing: the first failing acceptance's reason rejects it and nothing is written.
     /// Durable when it returns. [`super::blames_sender`] tells whether a reason proves the
-    /// sender wrong.
+    /// sender wrong. A window this node has summarized takes no more (`window_summarized`),
+    /// unless the certificate shows its summary missed part of the window.
     pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
         let mut good_seals = HashSet::new();
+        let mut open_windows = HashSet::new();
         for s in batch {
             let c = s.acceptance.challenge();
+            if !open_windows.contains(&c.t) {
+                if self.settled(c.t)? {
+                    return Ok(Err(Reason::WindowSummarized { t: c.t }));
+                }
+                open_windows.insert(c.t);
+            }
             if !self.params.committee.contains(&c.issuer) {
                 return Ok(Err(Reason::NotInCommittee(c.issuer)));
             }
@@ -92,6 +101,26 @@ impl Oracle {
             self.ledger.make_durable()?;
         }
         Ok(Ok(fresh))
+    }
+
+    /// Whether window `t` is settled here: this node signed its summary, and the certificate
+    /// (if held) has the same root. An acceptance added now would not be audited (the audit
+    /// runs when the window is summarized) and could only make the node's set differ from
+    /// what it signed, so every proof of the window would fail here. A node whose summary
+    /// differs from the certificate (it missed part of the window) still takes acceptances.
+    fn settled(&self, t: u64) -> Result<bool, LedgerError> {
+        let Some(mine) = self
+            .ledger
+            .summaries(t)?
+            .into_iter()
+            .find(|s| s.signer == self.node)
+        else {
+            return Ok(false);
+        };
+        Ok(self
+            .ledger
+            .certificate(t)?
+            .is_none_or(|cert| cert.summary.root == mine.summary.root))
     }
 
     /// The issuer's secret-free checks of one acceptance, at its signed receipt time.

@@ -2,7 +2,8 @@
 //! first it accepts a wrong answer, mints an acceptance for an identity that never saw a
 //! challenge, and backdates (an answer past its deadline, a challenge issued before the
 //! window); in the second it withholds its reveal and signs two summaries. No identity it
-//! vouched for is certified, every honest identity is, and the evidence names it.
+//! vouched for is certified, every honest identity is, and the evidence names it. And a member
+//! cannot add to a window once it is summarized.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
@@ -172,4 +173,61 @@ fn byzantine_member_certifies_nothing_invalid_and_is_named() {
         assert_eq!(kinds(T), ["failed_audit", "failed_audit"]);
         assert_eq!(kinds(t1), ["double_summary"]);
     }
+}
+
+#[test]
+fn a_certified_window_takes_no_late_acceptance() {
+    let net = Net::new(4);
+    for t in 0..T {
+        reveal(&net, t, &[0, 1, 2, 3]);
+        certify(&net, t);
+    }
+    let start = net.start(T);
+    let honest = served_by(&net, 0, T, 100, Class::Agent);
+    honest_solve(&net, &honest);
+    reveal(&net, T, &[0, 1, 2, 3]);
+    // A member that behaved in T adds to it afterwards, dated inside the window: refused by a
+    // member that summarized T, even before the certificate forms.
+    let sybil = served_by(&net, FAULTY, T, 20_000, Class::Agent);
+    let late = sealed(
+        made_up(&net, &sybil, T, start + 1_000),
+        &sybil,
+        b"0",
+        start + 3_000,
+    );
+    net.oracles[0]
+        .summarize(T, net.params.closes_at(T))
+        .unwrap()
+        .unwrap();
+    assert!(net.oracles[0].ledger().certificate(T).unwrap().is_none());
+    let refused = net.oracles[0]
+        .record_remote(std::slice::from_ref(&late))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code(), "window_summarized");
+    let cert = certify(&net, T);
+    assert_eq!(cert.summary.count, 1);
+    for o in &net.oracles[..FAULTY] {
+        let refused = o
+            .record_remote(std::slice::from_ref(&late))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(refused.code(), "window_summarized");
+        assert!(!hco_oracle::blames_sender(&refused));
+        assert!(
+            o.membership(T, &testing::identity_id(&honest))
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            o.membership(T, &testing::identity_id(&sybil))
+                .unwrap()
+                .is_none()
+        );
+    }
+    // The next window is still open to it.
+    let other = served_by(&net, FAULTY, T + 1, 30_000, Class::Agent);
+    let next = made_up(&net, &other, T + 1, net.start(T + 1) + 1_000);
+    let on_time = sealed(next, &other, b"0", net.start(T + 1) + 3_000);
+    net.oracles[0].record_remote(&[on_time]).unwrap().unwrap();
 }

@@ -50,6 +50,7 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
             }
             ReconcileRpc::Reveals { t } => {
                 let mut reveals = ledger.reveals(t)?;
+                crate::byzantine::hide_own_reveal(o.node_id(), t, &mut reveals);
                 reveals.truncate(o.params().committee.len());
                 ReconcileReply::Reveals(reveals)
             }

@@ -1,0 +1,259 @@
+//! A test-only faulty committee member: `hco node run --unsafe-byzantine <faults>`.
+//!
+//! It exists so that tests can run a real node process that cheats, and check that the honest
+//! members leave everything it vouches for out of the certified active set and name it in the
+//! evidence. It is off unless the flag is given, and refused (the node does not start) unless
+//! the config looks like a local test network: the HTTP gateway and every libp2p listen address
+//! on 127.0.0.0/8 and windows of at most a minute. A node running it logs so at start and every
+//! window, and says so in `/healthz` (`unsafe_byzantine`).
+//!
+//! The faults (comma-separated, or `all`):
+//! - `wrong-answers`: responses sent to this node are accepted without any check (sealed and
+//!   gossiped as acceptances), and each window one of its own sybils is accepted with a wrong
+//!   answer to a real challenge.
+//! - `mint`: each window an acceptance is made up for a sybil that was never issued a challenge;
+//!   once, one for a registered identity whose key the member lacks (signed with another key).
+//! - `backdate`: once, an answer accepted past its deadline and a challenge dated before its
+//!   window.
+//! - `withhold-reveal`: the secrets of odd windows are neither gossiped nor served (even
+//!   windows are revealed, so what the member accepted in them can be audited).
+//! - `equivocate`: two different signed summaries of each window, gossiped as it closes.
+//! - `late`: once a window is certified, an acceptance of it is made up for a sybil (dated
+//!   inside the window) and gossiped. On its own (the member otherwise honest, so not left out
+//!   of the window) this tests that a certified set cannot be changed afterwards.
+//!
+//! The kinds that honest members reject on receipt (backdated, impersonating) are sent once per
+//! process, fewer than the strikes that get a peer banned: the test looks at what the committee
+//! certifies, not at the ban. Faults act from window [`FIRST_WINDOW`] on (the first one with
+//! commitments under the devnet's parameters).
+
+mod forge;
+mod task;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use anyhow::bail;
+use ed25519_dalek::SigningKey;
+use hco_oracle::{Acceptance, NodeId, Response, SignedReveal, VERSION};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::network::protocol::ChallengeReply;
+use crate::service::Node;
+
+/// The first window in which the faults act.
+pub const FIRST_WINDOW: u64 = 2;
+/// Sybil identities the member registers and signs for.
+const SYBILS: u64 = 32;
+/// Delay after a window starts before the member misbehaves in it.
+const ACT_DELAY_MS: u64 = 1_000;
+/// Delay after a window closes before its two extra summaries are gossiped.
+const EQUIVOCATE_DELAY_MS: u64 = 300;
+
+/// One selectable fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// Accept answers without checking them.
+    WrongAnswers,
+    /// Make up acceptances for identities that never answered.
+    Mint,
+    /// Accept past the deadline; date a challenge before its window.
+    Backdate,
+    /// Do not reveal odd windows' secrets.
+    WithholdReveal,
+    /// Sign two summaries of a window.
+    Equivocate,
+    /// Add to a window after its certificate formed.
+    Late,
+}
+
+impl Fault {
+    const ALL: [Fault; 6] = [
+        Fault::WrongAnswers,
+        Fault::Mint,
+        Fault::Backdate,
+        Fault::WithholdReveal,
+        Fault::Equivocate,
+        Fault::Late,
+    ];
+
+    /// The name used on the command line and in `/healthz`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::WrongAnswers => "wrong-answers",
+            Fault::Mint => "mint",
+            Fault::Backdate => "backdate",
+            Fault::WithholdReveal => "withhold-reveal",
+            Fault::Equivocate => "equivocate",
+            Fault::Late => "late",
+        }
+    }
+}
+
+/// Parses `a,b,c` or `all`.
+pub fn parse(spec: &str) -> anyhow::Result<BTreeSet<Fault>> {
+    let mut out = BTreeSet::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            out.extend(Fault::ALL);
+            continue;
+        }
+        match Fault::ALL.iter().find(|f| f.name() == name) {
+            Some(f) => out.insert(*f),
+            None => bail!(
+                "unknown fault `{name}` for --unsafe-byzantine (known: all, {})",
+                Fault::ALL.map(Fault::name).join(", ")
+            ),
+        };
+    }
+    if out.is_empty() {
+        bail!("--unsafe-byzantine needs at least one fault");
+    }
+    Ok(out)
+}
+
+/// Refuses a config that does not look like a local test network.
+pub fn refuse_production(config: &Config) -> anyhow::Result<()> {
+    let mut problems = Vec::new();
+    if !config.http.listen.ip().is_loopback() {
+        problems.push(format!(
+            "http.listen {} is not loopback",
+            config.http.listen
+        ));
+    }
+    for addr in &config.p2p.listen {
+        let loopback = addr
+            .strip_prefix("/ip4/")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|ip| ip.parse::<std::net::Ipv4Addr>().ok())
+            .is_some_and(|ip| ip.is_loopback());
+        if !loopback {
+            problems.push(format!("p2p.listen {addr} is not on 127.0.0.0/8"));
+        }
+    }
+    if config.network.window > Duration::from_secs(60) {
+        problems.push(format!(
+            "network.window {:?} is longer than a test network's (60 s at most)",
+            config.network.window
+        ));
+    }
+    if !problems.is_empty() {
+        bail!(
+            "--unsafe-byzantine is for local test networks only, and this config looks like \
+             a real one: {}",
+            problems.join("; ")
+        );
+    }
+    Ok(())
+}
+
+struct Armed {
+    faults: BTreeSet<Fault>,
+    key: OnceLock<SigningKey>,
+}
+
+static ARMED: OnceLock<Armed> = OnceLock::new();
+
+/// Turns the faults on for this process (after [`refuse_production`] passed).
+pub fn enable(faults: BTreeSet<Fault>) {
+    let names: Vec<_> = faults.iter().map(|f| f.name()).collect();
+    for _ in 0..3 {
+        tracing::error!(faults = ?names, "UNSAFE BYZANTINE MODE: this node cheats on purpose (test networks only)");
+    }
+    let _ = ARMED.set(Armed {
+        faults,
+        key: OnceLock::new(),
+    });
+}
+
+/// Whether `fault` is on.
+pub fn active(fault: Fault) -> bool {
+    ARMED.get().is_some_and(|a| a.faults.contains(&fault))
+}
+
+/// The faults on, for `/healthz` (`None` on an honest node).
+pub fn describe() -> Option<Vec<&'static str>> {
+    ARMED
+        .get()
+        .map(|a| a.faults.iter().map(|f| f.name()).collect())
+}
+
+/// Whether the reveal of `t` is withheld.
+pub fn withholds_reveal(t: u64) -> bool {
+    active(Fault::WithholdReveal) && t % 2 == 1
+}
+
+/// Drops this node's own reveal of `t` from an answer to a peer when it is withheld.
+pub fn hide_own_reveal(me: NodeId, t: u64, reveals: &mut Vec<SignedReveal>) {
+    if withholds_reveal(t) {
+        reveals.retain(|r| r.reveal.node != me);
+    }
+}
+
+/// Starts the faults' task when they are on (the node key signs what it makes up).
+pub fn start(node: &Arc<Node>, key: &SigningKey, shutdown: CancellationToken) {
+    let Some(armed) = ARMED.get() else { return };
+    let _ = armed.key.set(key.clone());
+    node.supervisor.spawn_critical(
+        "unsafe byzantine faults",
+        task::run(node.clone(), key.clone(), shutdown),
+    );
+}
+
+/// With `wrong-answers`: seals `response` as accepted without checking anything, records it
+/// here and gossips it. `None` when the fault is off.
+pub async fn accept_unchecked(node: &Node, response: &Response) -> Option<ChallengeReply> {
+    if !active(Fault::WrongAnswers) {
+        return None;
+    }
+    let key = ARMED.get()?.key.get()?.clone();
+    let acceptance = Acceptance {
+        version: VERSION,
+        response: response.clone(),
+        accepted_at: node.now(),
+    };
+    let sealed = forge::seal_one(&key, acceptance);
+    tracing::warn!(id = %sealed.acceptance.challenge().id, "unsafe byzantine: accepted a response without checking it");
+    forge::keep_and_gossip(node, vec![sealed.clone()]).await;
+    Some(ChallengeReply::Accepted(Box::new(sealed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_parse_by_name_or_all_and_unknown_ones_are_refused() {
+        assert_eq!(
+            parse("mint, equivocate").unwrap(),
+            [Fault::Mint, Fault::Equivocate].into()
+        );
+        assert_eq!(parse("all").unwrap().len(), Fault::ALL.len());
+        assert!(parse("mint,fly").is_err());
+        assert!(parse(" , ").is_err());
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_loopback_test_network_is_refused() {
+        let mut config = Config::default();
+        config.http.listen = ([127, 0, 0, 1], 8080).into();
+        config.p2p.listen = vec!["/ip4/127.0.0.1/tcp/4001".into()];
+        config.network.window = Duration::from_secs(10);
+        refuse_production(&config).unwrap();
+        let mut public = config.clone();
+        public.http.listen = ([0, 0, 0, 0], 8080).into();
+        assert!(refuse_production(&public).is_err());
+        let mut public = config.clone();
+        public.p2p.listen = vec!["/ip4/0.0.0.0/tcp/4001".into()];
+        assert!(refuse_production(&public).is_err());
+        let mut public = config.clone();
+        public.p2p.listen = vec!["/dns4/example.org/tcp/4001".into()];
+        assert!(refuse_production(&public).is_err());
+        let mut long = config;
+        long.network.window = Duration::from_secs(3600);
+        let e = refuse_production(&long).unwrap_err().to_string();
+        assert!(e.contains("network.window"), "{e}");
+    }
+}
