@@ -4,7 +4,8 @@
 //! Challenge `j` of `(id, t)` serves the first step not yet passed. It is issued only after
 //! challenge `j − 1` was answered (right or wrong) or expired, so the family of a later step is
 //! not visible before, and the client never chooses a family: a fixed step names its family, a
-//! drawn step (`"cognitive"`) takes one from the class's pool by the challenge seed. An identity
+//! drawn step (`"cognitive"`) takes the next family of a permutation of the class's pool that
+//! the window secret fixes per identity (no repeat before the pool is used up). An identity
 //! is active in `t` when every step passed within `steps + spares` tries.
 //!
 //! Inside a `global` or `staggered` ceremony slot, the slot is cut into one phase per try and

@@ -61,14 +61,21 @@ pub fn challenge_seed(w_t: &Digest, id: &IdentityId, t: u64, j: u32) -> Seed {
     Seed(*hasher.finalize().as_bytes())
 }
 
-/// The family a challenge serving `step` takes for `profile`: the step's own family, or for a
-/// drawn step the one the seed picks from the class's pool (never the client's choice).
+/// The family challenge `(id, t, j)` serving `step` takes for `profile`: the step's own family,
+/// or for a drawn step one from the class's pool, never the client's choice. The drawn
+/// challenges of a window walk a permutation of the pool that the window secret fixes for the
+/// identity (challenge `j` takes its entry `j mod n`), so they do not repeat a family before the
+/// pool is used up: a script good at one family has to beat another one too.
+#[allow(clippy::too_many_arguments)]
 pub fn draw_family<'p>(
     params: &'p NetworkParams,
     registry: &Registry,
     profile: impl Into<Profile>,
     step: &Step,
-    seed: &Seed,
+    w_t: &Digest,
+    id: &IdentityId,
+    t: u64,
+    j: u32,
 ) -> Result<&'p FamilyConfig, Reason> {
     let profile = profile.into();
     let families = params.step_families(step, profile, registry);
@@ -79,7 +86,19 @@ pub fn draw_family<'p>(
             Reason::NoFamilyForClass(profile.class)
         });
     }
-    Ok(families[seed.derive("family").stream().below(families.len() as u64) as usize])
+    let mut order: Vec<usize> = (0..families.len()).collect();
+    family_order_seed(w_t, id, t).stream().shuffle(&mut order);
+    Ok(families[order[j as usize % order.len()]])
+}
+
+/// The seed of an identity's family order in window `t`.
+fn family_order_seed(w_t: &Digest, id: &IdentityId, t: u64) -> Seed {
+    let mut hasher = blake3::Hasher::new_keyed(&w_t.0);
+    hasher
+        .update(b"hco family order v1")
+        .update(&id.0)
+        .update(&t.to_be_bytes());
+    Seed(*hasher.finalize().as_bytes())
 }
 
 /// When challenge `(id, t, j)` opens inside `slot`, drawn from its seed (see
@@ -114,7 +133,7 @@ pub fn derive_challenge<'p>(
     let step = params
         .step_of_family(profile.class, family)
         .ok_or_else(|| Reason::UnknownFamily(family.into()))?;
-    let config = draw_family(params, registry, profile, &step, &seed)?;
+    let config = draw_family(params, registry, profile, &step, w_t, id, t, j)?;
     if config.name != family {
         return Err(Reason::UnknownFamily(family.into()));
     }
@@ -169,7 +188,70 @@ pub fn check_issuer(
 
 #[cfg(test)]
 mod tests {
+    use hco_challenges::Class;
+
     use super::*;
+
+    #[test]
+    fn drawn_challenges_of_a_window_do_not_repeat_a_family() {
+        let registry = Registry::builtin();
+        let mut params = crate::testing::params_for(&[NodeId([1; 32])]);
+        for name in ["visual_match", "interactive_reasoning", "attention"] {
+            params.families.push(crate::FamilyConfig {
+                name: name.into(),
+                deadline_ms: 15_000,
+                difficulty: 1,
+                min_solve_ms: 0,
+            });
+        }
+        let w_t = window_secret(&[9; 32], 4);
+        let pool = params
+            .step_families(&Step::Drawn, Class::Human, &registry)
+            .len();
+        assert_eq!(
+            pool, 3,
+            "arithmetic_reasoning, a baseline, is not drawn beside them"
+        );
+        let mut firsts = std::collections::BTreeSet::new();
+        for i in 0..40u8 {
+            let id = IdentityId([i; 32]);
+            let drawn: Vec<&str> = (0..pool as u32)
+                .map(|j| {
+                    let f = draw_family(
+                        &params,
+                        &registry,
+                        Class::Human,
+                        &Step::Drawn,
+                        &w_t,
+                        &id,
+                        4,
+                        j,
+                    );
+                    f.unwrap().name.as_str()
+                })
+                .collect();
+            let distinct: std::collections::BTreeSet<_> = drawn.iter().collect();
+            assert_eq!(distinct.len(), pool, "{drawn:?}");
+            // The walk starts over after the pool: challenge `pool` repeats challenge 0.
+            let again = draw_family(
+                &params,
+                &registry,
+                Class::Human,
+                &Step::Drawn,
+                &w_t,
+                &id,
+                4,
+                pool as u32,
+            );
+            assert_eq!(again.unwrap().name, drawn[0]);
+            firsts.insert(drawn[0]);
+        }
+        assert_eq!(
+            firsts.len(),
+            pool,
+            "every family comes first for some identity"
+        );
+    }
 
     #[test]
     fn window_secrets_differ_per_window_and_node() {

@@ -96,12 +96,13 @@ impl Oracle {
         if now < opens_at {
             return Ok(Err(Reason::StepNotOpen { opens_at }));
         }
-        let generated = match draw_family(&self.params, &self.registry, profile, step, &seed)
-            .and_then(|config| Ok((config, generate(&self.registry, config, &seed)?)))
-        {
-            Ok(drawn) => drawn,
-            Err(reason) => return Ok(Err(reason)),
-        };
+        let generated =
+            match draw_family(&self.params, &self.registry, profile, step, &w_t, &id, t, j)
+                .and_then(|config| Ok((config, generate(&self.registry, config, &seed)?)))
+            {
+                Ok(drawn) => drawn,
+                Err(reason) => return Ok(Err(reason)),
+            };
         let (config, generated) = generated;
         let issued = self.sign_envelope(
             &id,
