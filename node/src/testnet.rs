@@ -104,8 +104,7 @@ impl Testnet {
     /// params require.
     pub fn register(&self, key: &SigningKey, class: Class) {
         let now = self.clock.now();
-        let reg =
-            SignedRegister::proven(key, class.into(), now, self.params.registration_pow_bits);
+        let reg = SignedRegister::proven(key, class.into(), now, self.params.registration_pow_bits);
         for node in &self.nodes {
             node.oracle.register(&reg, now).unwrap().unwrap();
         }

@@ -116,6 +116,32 @@ mod tests {
         assert!(meets(&id, 1_000, 12345, 0), "0 bits: off");
     }
 
+    /// Vectors shared with the page's JavaScript (`node/web/protocol.js`), computed there.
+    #[test]
+    fn vectors_match_the_page() {
+        let id = IdentityId([7; 32]);
+        assert_eq!(solve(&id, 1_000, 10), 827);
+        assert_eq!(solve(&id, 1_000, 18), 330_692);
+        let mut body = crate::Register {
+            version: 1,
+            id,
+            class: hco_challenges::Class::Agent,
+            created_at: 5,
+            visual_opt_out: false,
+            pow_nonce: None,
+        };
+        let hex = |d: crate::Digest| d.0.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(
+            hex(crate::SignedRegister::signing_digest(&body)),
+            "c1bb6d167db894e455ea84e6cfeb38f85eb477c076fdd022365f8fe390c91083"
+        );
+        body.pow_nonce = Some(9);
+        assert_eq!(
+            hex(crate::SignedRegister::signing_digest(&body)),
+            "45d7df6354431a2b6d108c0c0675201823d7cf40147b37527c1df8c98f37de4b"
+        );
+    }
+
     #[test]
     fn the_hash_is_the_documented_derive_key() {
         let id = IdentityId([3; 32]);
