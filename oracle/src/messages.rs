@@ -114,7 +114,7 @@ impl SignedRegister {
     /// Makes and signs a registration with an accessibility choice, without a proof of work
     /// (accepted only where `registration_pow_bits` is 0).
     pub fn with_profile(key: &SigningKey, profile: Profile, created_at: Timestamp) -> Self {
-        Self::signed(key, profile, created_at, None)
+        Self::with_nonce(key, profile, created_at, None)
     }
 
     /// Makes and signs a registration carrying a proof of work of `pow_bits` leading zero bits
@@ -128,10 +128,12 @@ impl SignedRegister {
     ) -> Self {
         let id = IdentityId(key.verifying_key().to_bytes());
         let nonce = (pow_bits > 0).then(|| crate::register_pow::solve(&id, created_at, pow_bits));
-        Self::signed(key, profile, created_at, nonce)
+        Self::with_nonce(key, profile, created_at, nonce)
     }
 
-    fn signed(
+    /// Makes and signs a registration with the given proof-of-work nonce (computed elsewhere,
+    /// or none).
+    pub fn with_nonce(
         key: &SigningKey,
         profile: Profile,
         created_at: Timestamp,
