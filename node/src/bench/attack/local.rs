@@ -61,9 +61,11 @@ impl LocalNode {
         })
     }
 
-    /// Registers `key` as a human identity; the refusal code if any.
+    /// Registers `key` as a human identity, with the network's registration proof of work;
+    /// the refusal code if any.
     pub fn register_human(&self, key: &SigningKey) -> Result<IdentityId, String> {
-        let reg = SignedRegister::new(key, Class::Human, SystemClock.now());
+        let bits = self.config.network.registration_pow_bits;
+        let reg = SignedRegister::proven(key, Class::Human.into(), SystemClock.now(), bits);
         match self.gateway.post("/v1/identities", &reg) {
             Ok(r) if r.status == 201 => Ok(IdentityId(key.verifying_key().to_bytes())),
             Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),
