@@ -10,5 +10,6 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Some(reg) = common::decode_round_trip::<SignedRegister>(data) {
         let _ = reg.check();
+        let _ = reg.check_pow(8);
     }
 });

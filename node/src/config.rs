@@ -312,6 +312,9 @@ pub struct NetworkSection {
     /// Allowed clock difference for registration timestamps.
     #[serde(with = "humantime_serde")]
     pub max_clock_skew: Duration,
+    /// Leading zero bits of the proof of work each registration carries (0: none). Every
+    /// step doubles a registration's expected cost; see docs/operator.md.
+    pub registration_pow_bits: u32,
     /// The WebAuthn relying party of the `presence` family (`rp_id`, `origins`,
     /// `user_verification`, `attestation`, `attestation_ca_pem`, `aaguids`,
     /// `allow_zero_counter`; `attestation_ca_files` names PEM files read into
@@ -347,6 +350,7 @@ impl Default for NetworkSection {
             quorum: 0,
             issuer_fallback: 0,
             max_clock_skew: Duration::from_secs(30),
+            registration_pow_bits: 0,
             presence: Default::default(),
         }
     }
@@ -483,6 +487,7 @@ impl NetworkSection {
             committee,
             issuer_fallback: self.issuer_fallback,
             max_clock_skew_ms: ms(self.max_clock_skew),
+            registration_pow_bits: self.registration_pow_bits,
             presence: self.presence.clone(),
         };
         if !params.committee.contains(&me) {

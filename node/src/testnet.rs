@@ -100,10 +100,11 @@ impl Testnet {
         panic!("the committee did not connect within 30 s");
     }
 
-    /// Registers `key` on every member's oracle (as gossip would).
+    /// Registers `key` on every member's oracle (as gossip would), with the proof of work the
+    /// params require.
     pub fn register(&self, key: &SigningKey, class: Class) {
         let now = self.clock.now();
-        let reg = SignedRegister::new(key, class, now);
+        let reg = SignedRegister::proven(key, class.into(), now, self.params.registration_pow_bits);
         for node in &self.nodes {
             node.oracle.register(&reg, now).unwrap().unwrap();
         }

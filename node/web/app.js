@@ -151,7 +151,11 @@ async function refresh() {
 
 action('register', async () => {
   const optOut = $('visual-opt-out').checked;
-  const reg = await P.signedRegister(state.identity, 'human', Math.round(now()), optOut);
+  // The network's registration proof of work (a one-off wait; 0: none).
+  const { params } = await api('GET', '/v1/params');
+  const powBits = params.registration_pow_bits || 0;
+  if (powBits > 0) $('status').textContent = 'registering (a short proof of work)…';
+  const reg = await P.signedRegister(state.identity, 'human', Math.round(now()), optOut, powBits);
   await api('POST', '/v1/identities', reg);
   await refresh();
 });

@@ -55,7 +55,40 @@ export function registerDigest(body) {
     utf8.encode(body.class),
     u64be(body.created_at),
     Uint8Array.of(body.visual_opt_out ? 1 : 0),
+    // The proof-of-work nonce is a sixth part only when present.
+    ...(body.pow_nonce == null ? [] : [u64be(body.pow_nonce)]),
   ]);
+}
+
+function leadingZeroBits(hash) {
+  let bits = 0;
+  for (const byte of hash) {
+    if (byte !== 0) return bits + Math.clz32(byte) - 24;
+    bits += 8;
+  }
+  return bits;
+}
+
+/**
+ * The registration proof of work (`oracle::register_pow`): the first nonce from 0 such that
+ * derive_key("hco register pow v1", id ‖ u64_be(created_at) ‖ u64_be(nonce)) starts with
+ * `bits` zero bits. Yields to the page every few thousand hashes.
+ */
+export async function registerPowNonce(idHex, createdAt, bits) {
+  const prefix = new Uint8Array(40);
+  prefix.set(fromHex(idHex), 0);
+  prefix.set(u64be(createdAt), 32);
+  const input = new Uint8Array(48);
+  input.set(prefix, 0);
+  // The context's key once; each nonce then costs one hash of 48 bytes.
+  const keyed = Hasher.deriveKey('hco register pow v1');
+  for (let nonce = 0; ; nonce++) {
+    input.set(u64be(nonce), 40);
+    if (leadingZeroBits(new Hasher(keyed.key, keyed.flags).update(input).finalize()) >= bits) {
+      return nonce;
+    }
+    if (nonce % 4096 === 4095) await new Promise((r) => setTimeout(r, 0));
+  }
 }
 
 /** What a passkey enrolment's signature covers (`credential` is the JSON text sent). */
@@ -167,8 +200,9 @@ async function sign(identity, digestBytes) {
 }
 
 /** A signed registration (`SignedRegister`). */
-export async function signedRegister(identity, cls, createdAt, visualOptOut = false) {
+export async function signedRegister(identity, cls, createdAt, visualOptOut = false, powBits = 0) {
   const body = { version: VERSION, id: identity.id, class: cls, created_at: createdAt, visual_opt_out: visualOptOut };
+  if (powBits > 0) body.pow_nonce = await registerPowNonce(identity.id, createdAt, powBits);
   return { body, sig: await sign(identity, registerDigest(body)) };
 }
 

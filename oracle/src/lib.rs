@@ -64,6 +64,7 @@ mod messages;
 mod params;
 pub mod policy;
 mod reason;
+pub mod register_pow;
 mod seal;
 pub mod secret;
 pub mod sign;

@@ -51,6 +51,10 @@ pub struct Register {
     /// non-visual human families, with the same `k` and `r`.
     #[serde(default)]
     pub visual_opt_out: bool,
+    /// The registration's proof of work (see [`crate::register_pow`]): required when the
+    /// network's `registration_pow_bits` is above 0.
+    #[serde(default)]
+    pub pow_nonce: Option<u64>,
 }
 
 impl Register {
@@ -107,30 +111,86 @@ impl SignedRegister {
         Self::with_profile(key, class.into(), created_at)
     }
 
-    /// Makes and signs a registration with an accessibility choice.
+    /// Makes and signs a registration with an accessibility choice, without a proof of work
+    /// (accepted only where `registration_pow_bits` is 0).
     pub fn with_profile(key: &SigningKey, profile: Profile, created_at: Timestamp) -> Self {
+        Self::with_nonce(key, profile, created_at, None)
+    }
+
+    /// Makes and signs a registration carrying a proof of work of `pow_bits` leading zero bits
+    /// (the network's `registration_pow_bits`; 0 leaves the proof out). Costs about
+    /// `2^pow_bits` hashes.
+    pub fn proven(
+        key: &SigningKey,
+        profile: Profile,
+        created_at: Timestamp,
+        pow_bits: u32,
+    ) -> Self {
+        let id = IdentityId(key.verifying_key().to_bytes());
+        let nonce = (pow_bits > 0).then(|| crate::register_pow::solve(&id, created_at, pow_bits));
+        Self::with_nonce(key, profile, created_at, nonce)
+    }
+
+    /// Makes and signs a registration with the given proof-of-work nonce (computed elsewhere,
+    /// or none).
+    pub fn with_nonce(
+        key: &SigningKey,
+        profile: Profile,
+        created_at: Timestamp,
+        pow_nonce: Option<u64>,
+    ) -> Self {
         let body = Register {
             version: VERSION,
             id: IdentityId(key.verifying_key().to_bytes()),
             class: profile.class,
             created_at,
             visual_opt_out: profile.visual_opt_out,
+            pow_nonce,
         };
         let sig = sign::sign(key, &Self::signing_digest(&body));
         Self { body, sig }
     }
 
-    fn signing_digest(body: &Register) -> Digest {
-        sign::digest(
-            "hco register v1",
-            &[
-                &[body.version],
-                &body.id.0,
-                body.class.as_str().as_bytes(),
-                &body.created_at.to_be_bytes(),
-                &[u8::from(body.visual_opt_out)],
-            ],
-        )
+    /// The signed digest. The nonce is a sixth part only when present, so a registration
+    /// without a proof signs the same bytes as before the proof existed.
+    pub(crate) fn signing_digest(body: &Register) -> Digest {
+        let version = [body.version];
+        let created_at = body.created_at.to_be_bytes();
+        let opt_out = [u8::from(body.visual_opt_out)];
+        let nonce = body.pow_nonce.map(u64::to_be_bytes);
+        let mut parts: Vec<&[u8]> = vec![
+            &version,
+            &body.id.0,
+            body.class.as_str().as_bytes(),
+            &created_at,
+            &opt_out,
+        ];
+        if let Some(nonce) = &nonce {
+            parts.push(nonce);
+        }
+        sign::digest("hco register v1", &parts)
+    }
+
+    /// Checks the proof of work against `bits` (the network's `registration_pow_bits`).
+    pub fn check_pow(&self, bits: u32) -> Result<(), Reason> {
+        if bits == 0 {
+            return Ok(());
+        }
+        let Some(nonce) = self.body.pow_nonce else {
+            return Err(Reason::RegistrationProofMissing { required: bits });
+        };
+        let got = crate::register_pow::leading_zero_bits(&crate::register_pow::hash(
+            &self.body.id,
+            self.body.created_at,
+            nonce,
+        ));
+        if got < bits {
+            return Err(Reason::RegistrationProofInsufficient {
+                required: bits,
+                got,
+            });
+        }
+        Ok(())
     }
 
     /// Checks version, key and signature.

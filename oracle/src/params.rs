@@ -95,6 +95,10 @@ pub struct NetworkParams {
     pub issuer_fallback: u32,
     /// Allowed clock difference for registration timestamps.
     pub max_clock_skew_ms: u64,
+    /// Leading zero bits of the proof of work a registration carries (see
+    /// [`crate::register_pow`]); 0: no proof required. At most [`crate::register_pow::MAX_BITS`].
+    #[serde(default)]
+    pub registration_pow_bits: u32,
     /// The WebAuthn relying party and rules of the `presence` family.
     #[serde(default)]
     pub presence: PresencePolicy,
@@ -223,6 +227,12 @@ impl NetworkParams {
                 ),
             ));
         }
+        if self.registration_pow_bits > crate::register_pow::MAX_BITS {
+            return Err(bad(
+                "registration_pow_bits",
+                format!("must be in 0..={}", crate::register_pow::MAX_BITS),
+            ));
+        }
         let l = &self.lifecycle;
         if !(1 <= l.lapsed_after
             && l.lapsed_after <= l.suspended_after
@@ -274,6 +284,13 @@ mod tests {
         let mut q = p.clone();
         q.grace_ms += 1;
         assert_ne!(p.digest(), q.digest());
+        let mut r = p.clone();
+        r.registration_pow_bits += 1;
+        assert_ne!(
+            p.digest(),
+            r.digest(),
+            "members agree on the registration cost"
+        );
         assert_eq!(p.digest(), p.clone().digest());
     }
 
@@ -311,6 +328,10 @@ mod tests {
             ("quorum", Box::new(|p| p.quorum = 1)),
             ("committee", Box::new(|p| p.committee.push(p.committee[0]))),
             ("lifecycle", Box::new(|p| p.lifecycle.lapsed_after = 0)),
+            (
+                "registration_pow_bits",
+                Box::new(|p| p.registration_pow_bits = 33),
+            ),
         ];
         for (field, mutate) in cases {
             let mut p = base.clone();

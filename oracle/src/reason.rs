@@ -170,6 +170,32 @@ pub enum Reason {
         /// Now.
         now: Timestamp,
     },
+    /// A registration without the proof of work the network requires.
+    #[error(
+        "the network requires a registration proof of work of {required} leading zero bits (pow_nonce)"
+    )]
+    RegistrationProofMissing {
+        /// Leading zero bits required.
+        required: u32,
+    },
+    /// A registration whose proof of work has too few leading zero bits.
+    #[error("the registration proof of work has {got} leading zero bits; {required} are required")]
+    RegistrationProofInsufficient {
+        /// Leading zero bits required.
+        required: u32,
+        /// Leading zero bits of the proof's hash.
+        got: u32,
+    },
+    /// A registration with a proof of work dated too long ago (its `created_at` anchors it).
+    #[error(
+        "the registration is dated {created_at}, before {oldest}: its proof of work is stale; register again with a fresh time"
+    )]
+    RegistrationProofStale {
+        /// Claimed time.
+        created_at: Timestamp,
+        /// The oldest time accepted now (start of the previous window).
+        oldest: Timestamp,
+    },
     /// The identity is registered with the other class.
     #[error("the identity is already registered as {0:?}")]
     ClassConflict(Class),
@@ -296,6 +322,9 @@ reason_table! {
     Reason::TooFast { .. } => "too_fast", 422;
     Reason::AnswerTooLarge { .. } => "answer_too_large", 400;
     Reason::RegistrationFromFuture { .. } => "registration_from_future", 422;
+    Reason::RegistrationProofMissing { .. } => "registration_proof_missing", 422;
+    Reason::RegistrationProofInsufficient { .. } => "registration_proof_insufficient", 422;
+    Reason::RegistrationProofStale { .. } => "registration_proof_stale", 422;
     Reason::ClassConflict(_) => "class_conflict", 409;
     Reason::WindowNotClosed { .. } => "window_not_closed", 422;
     Reason::WindowSummarized { .. } => "window_summarized", 409;
@@ -400,6 +429,15 @@ mod tests {
             Reason::RegistrationFromFuture {
                 created_at: 2,
                 now: 1,
+            },
+            Reason::RegistrationProofMissing { required: 8 },
+            Reason::RegistrationProofInsufficient {
+                required: 8,
+                got: 3,
+            },
+            Reason::RegistrationProofStale {
+                created_at: 1,
+                oldest: 2,
             },
             Reason::ClassConflict(Class::Agent),
             Reason::WindowNotClosed { t: 1, closes_at: 2 },

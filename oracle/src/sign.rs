@@ -8,7 +8,7 @@
 //!
 //! | message | domain | parts |
 //! |---|---|---|
-//! | registration | `hco register v1` | version u8, id, class (`human`/`agent`), created_at u64, visual_opt_out u8 (0/1) |
+//! | registration | `hco register v1` | version u8, id, class (`human`/`agent`), created_at u64, visual_opt_out u8 (0/1), then pow_nonce u64 only when present |
 //! | passkey enrolment | `hco passkey enrolment v1` | version u8, id, created_at u64, credential (the JSON text) |
 //! | challenge request | `hco challenge request v1` | version u8, id, t u64, j u32 |
 //! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest |

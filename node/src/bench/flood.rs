@@ -6,6 +6,11 @@
 //!
 //! The per-client HTTP limits are off: the flood comes from one address, and what is measured
 //! is what a flood spread over many addresses costs the member.
+//!
+//! `--registration-pow-bits` sets the network's registration proof of work (default 0: off).
+//! Honest identities always compute their proof. The junk computes it too (`--junk-proof
+//! compute`, the default: what an attacker pays) or deliberately leaves it out (`omit`: the
+//! cost of refusing it); the report says which (`junk_proof`) and how many were refused.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -18,7 +23,9 @@ use hco_oracle::{Clock, SignedRequest, SystemClock};
 use serde::Serialize;
 
 use super::http::KillOnDrop;
-use super::load::{challenge_and_respond_signed, current, quantile_ms, register, wait_healthy};
+use super::load::{
+    challenge_and_respond_signed, current, quantile_ms, register_proven, wait_healthy,
+};
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection, HttpLimits};
 
@@ -46,12 +53,31 @@ pub struct FloodArgs {
     /// Window length in seconds (identities idle for one window are pruned).
     #[arg(long, default_value_t = 5)]
     pub window_seconds: u64,
+    /// The network's registration proof of work, in leading zero bits (0: off).
+    #[arg(long, default_value_t = 0)]
+    pub registration_pow_bits: u32,
+    /// Whether the junk computes the registration proof of work or leaves it out.
+    #[arg(long, value_enum, default_value_t = JunkProof::Compute)]
+    pub junk_proof: JunkProof,
+}
+
+/// What the junk registrations carry as their proof of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JunkProof {
+    /// Each junk registration computes the network's proof (none when the network needs none).
+    Compute,
+    /// The junk carries no proof (refused when the network requires one).
+    Omit,
 }
 
 #[derive(Debug, Serialize)]
 struct Report {
+    registration_pow_bits: u32,
+    junk_proof: JunkProof,
     junk_sent: u64,
     junk_registered: u64,
+    junk_refused: u64,
     junk_per_s: f64,
     quiet_p99_ms: f64,
     flood_p99_ms: f64,
@@ -99,7 +125,13 @@ fn pruned(gw: &Gateway) -> u64 {
 
 /// Honest identities from `seed` on, each registering then answering one challenge, until
 /// `stop`; returns the verification latencies and the accepted count.
-fn honest(url: &str, clients: usize, seed: &AtomicU64, stop: &AtomicBool) -> (Vec<Duration>, u64) {
+fn honest(
+    url: &str,
+    clients: usize,
+    pow_bits: u32,
+    seed: &AtomicU64,
+    stop: &AtomicBool,
+) -> (Vec<Duration>, u64) {
     let latencies = Mutex::new(Vec::new());
     let accepted = AtomicU64::new(0);
     std::thread::scope(|s| {
@@ -110,7 +142,7 @@ fn honest(url: &str, clients: usize, seed: &AtomicU64, stop: &AtomicBool) -> (Ve
                 let mut mine = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
                     let key = hco_oracle::testing::key(seed.fetch_add(1, Ordering::Relaxed));
-                    if register(&gw, &key, SystemClock.now()).is_err() {
+                    if register_proven(&gw, &key, SystemClock.now(), pow_bits).is_err() {
                         continue;
                     }
                     let Ok((t, _)) = current(&gw) else { continue };
@@ -146,6 +178,12 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     config.ledger.idle_identity_windows = 1;
     config.agent.enabled = false;
     config.network.window = Duration::from_secs(args.window_seconds.max(2));
+    config.network.registration_pow_bits = args.registration_pow_bits;
+    let pow_bits = args.registration_pow_bits;
+    let junk_bits = match args.junk_proof {
+        JunkProof::Compute => pow_bits,
+        JunkProof::Omit => 0,
+    };
     config.network.grace = Duration::from_secs(2);
     config.network.families = vec![FamilySection {
         name: "proof_of_work".into(),
@@ -169,13 +207,14 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
             std::thread::sleep(Duration::from_secs(args.quiet_seconds.max(1)));
             stop.store(true, Ordering::Relaxed);
         });
-        honest(&url, args.honest_clients, &seed, &stop)
+        honest(&url, args.honest_clients, pow_bits, &seed, &stop)
     });
 
     // The flood, with honest traffic alongside.
     let stop = AtomicBool::new(false);
     let sent = AtomicU64::new(0);
     let registered = AtomicU64::new(0);
+    let refused = AtomicU64::new(0);
     let peak_disk = Mutex::new(0.0f64);
     let threads = args.junk_threads.max(1);
     let per_thread = Duration::from_secs_f64(threads as f64 / args.junk_rate.max(1) as f64);
@@ -192,8 +231,14 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
                         break;
                     }
                     let key = hco_oracle::testing::key(30_000_000 + i);
-                    if register(&gw, &key, SystemClock.now()).is_ok() {
-                        registered.fetch_add(1, Ordering::Relaxed);
+                    match register_proven(&gw, &key, SystemClock.now(), junk_bits) {
+                        Ok(()) => {
+                            registered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(code) if code.starts_with("registration_proof") => {
+                            refused.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(_) => {}
                     }
                     mine += 1;
                     if let Some(wait) = (per_thread * mine as u32).checked_sub(start.elapsed()) {
@@ -211,7 +256,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
             }
             stop.store(true, Ordering::Relaxed);
         });
-        honest(&url, args.honest_clients, &seed, &stop)
+        honest(&url, args.honest_clients, pow_bits, &seed, &stop)
     });
     let flood_seconds = flood_start.elapsed().as_secs_f64();
     let junk_sent = sent.into_inner().min(args.junk);
@@ -230,8 +275,11 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let quiet_p99 = quantile_ms(&quiet, 0.99);
     let flood_p99 = quantile_ms(&flood, 0.99);
     let report = Report {
+        registration_pow_bits: pow_bits,
+        junk_proof: args.junk_proof,
         junk_sent,
         junk_registered,
+        junk_refused: refused.into_inner(),
         junk_per_s: (junk_sent as f64 / flood_seconds).round(),
         quiet_p99_ms: quiet_p99,
         flood_p99_ms: flood_p99,

@@ -22,11 +22,22 @@ pub struct RoundTrip {
     pub accepted_at: Option<(u64, u64)>,
 }
 
-/// Registers `key` as an agent; the error code when it fails.
+/// Registers `key` as an agent (no proof of work); the error code when it fails.
 pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> Result<(), String> {
+    register_proven(gw, key, now_ms, 0)
+}
+
+/// Registers `key` as an agent with a proof of work of `pow_bits` (0: none); the error code
+/// when it fails.
+pub fn register_proven(
+    gw: &Gateway,
+    key: &SigningKey,
+    now_ms: u64,
+    pow_bits: u32,
+) -> Result<(), String> {
     match gw.post(
         "/v1/identities",
-        &SignedRegister::new(key, Class::Agent, now_ms),
+        &SignedRegister::proven(key, Class::Agent.into(), now_ms, pow_bits),
     ) {
         Ok(r) if r.status == 201 => Ok(()),
         Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),

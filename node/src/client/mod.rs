@@ -147,8 +147,14 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
 
 fn register(node: &str, key: &std::path::Path, class: Class) -> anyhow::Result<()> {
     let key = keyfile::read(key, KeyKind::IdentityKey)?;
-    let reg = SignedRegister::new(&key, class, SystemClock.now());
-    let reply = Gateway::new(node).post("/v1/identities", &reg)?;
+    let gw = Gateway::new(node);
+    // The network's registration proof of work (absent from older nodes: none).
+    let params = gw.get("/v1/params")?;
+    let pow_bits = params.body["params"]["registration_pow_bits"]
+        .as_u64()
+        .unwrap_or(0) as u32;
+    let reg = SignedRegister::proven(&key, class.into(), SystemClock.now(), pow_bits);
+    let reply = gw.post("/v1/identities", &reg)?;
     match reply.into_result::<Value>() {
         Ok(body) => println!("{body}"),
         Err((code, message)) => bail!("registration refused: {code}: {message}"),

@@ -7,6 +7,8 @@ mod handlers;
 pub mod limits;
 mod openapi;
 mod page;
+#[cfg(test)]
+mod registration_tests;
 pub mod rtt;
 mod stage;
 #[cfg(test)]

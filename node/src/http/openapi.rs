@@ -56,7 +56,10 @@ pub fn spec() -> Value {
     };
     let mut register = errors(&[
         ("409", "class_conflict"),
-        ("422", "registration_from_future"),
+        (
+            "422",
+            "registration_from_future, registration_proof_missing, registration_proof_insufficient, registration_proof_stale",
+        ),
     ]);
     register.insert("201".into(), ok("registered (idempotent)", "Registered"));
     let mut challenge = errors(&[
@@ -139,7 +142,8 @@ pub fn spec() -> Value {
             "SignedRegister": { "type": "object", "required": ["body", "sig"], "properties": {
                 "body": { "type": "object", "required": ["version", "id", "class", "created_at"], "properties": {
                     "version": { "type": "integer", "const": 1 }, "id": hex(32), "class": { "enum": ["human", "agent"] },
-                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "visual_opt_out": { "type": "boolean", "description": "only non-visual families (accessibility); default false" } } },
+                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "visual_opt_out": { "type": "boolean", "description": "only non-visual families (accessibility); default false" },
+                    "pow_nonce": { "type": ["integer", "null"], "description": "registration proof of work, required when GET /v1/params shows registration_pow_bits > 0: BLAKE3-derive(\"hco register pow v1\", id ‖ u64_be(created_at) ‖ u64_be(pow_nonce)) starts with that many zero bits; signed as a sixth part when present" } } },
                 "sig": hex(64) } },
             "SignedEnrolment": { "type": "object", "required": ["body", "sig"], "properties": {
                 "body": { "type": "object", "required": ["version", "id", "created_at", "credential"], "properties": {

@@ -29,8 +29,13 @@ async fn harness() -> Harness {
 
 /// The router over `ledger` (made for the parameters of `testing::params_for` with node key 1).
 pub(super) async fn harness_over(ledger: Ledger) -> Harness {
+    let params = testing::params_for(&[testing::node_id(&testing::key(1))]);
+    harness_with(params, ledger).await
+}
+
+/// The router of node key 1 under `params` (whose committee must hold it), over `ledger`.
+pub(super) async fn harness_with(params: hco_oracle::NetworkParams, ledger: Ledger) -> Harness {
     let key = testing::key(1);
-    let params = testing::params_for(&[testing::node_id(&key)]);
     let oracle =
         Arc::new(Oracle::new(params.clone(), Registry::builtin(), key.clone(), ledger).unwrap());
     let mut registry = prometheus_client::registry::Registry::default();

@@ -149,7 +149,9 @@ impl Node {
     ) -> anyhow::Result<Result<hco_oracle::ledger::IdentityRecord, Reason>> {
         let now = self.now();
         let gossip = reg.clone();
-        let result = self.blocking(move |o| o.register(&reg, now)).await??;
+        let result = self
+            .blocking(move |o| o.register_from_client(&reg, now))
+            .await??;
         match &result {
             Ok(_) => self.net.publish(Topic::Registry, codec::encode(&gossip)),
             Err(reason) => self.metrics.reject(reason.code(), None),

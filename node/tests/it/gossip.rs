@@ -288,3 +288,77 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
     assert_eq!(metric(&node, "hco_peers_banned_total"), 0.0);
     assert!(s.is_connected(&peer));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn devnet_gossip_registrations_are_rechecked_for_their_proof_of_work() {
+    use hco_challenges::Class;
+    use hco_oracle::{SignedRegister, codec, register_pow, testing};
+
+    const BITS: u32 = 10;
+    let node = Single::start(&format!("[network]\nregistration_pow_bits = {BITS}\n"));
+    let (addr, peer) = node_address(&node);
+    let mut s = client_swarm("ipfs/0.1.0", "js-libp2p/3.3.0 UserAgent=node");
+    let topic = gossipsub::IdentTopic::new("hco/registry/1");
+    s.behaviour_mut().gossipsub.subscribe(&topic).unwrap();
+    s.dial(addr).unwrap();
+    let subscribed = drive(&mut s, Duration::from_secs(15), |e| {
+        matches!(e, SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, .. })) if *peer_id == peer)
+    })
+    .await;
+    assert!(subscribed, "the node never subscribed us to its topics");
+
+    let now = now_ms();
+    let (missing, weak, proven) = (
+        testing::key(9_001),
+        testing::key(9_002),
+        testing::key(9_003),
+    );
+    let weak_id = testing::identity_id(&weak);
+    let nonce = (0..)
+        .find(|n| register_pow::leading_zero_bits(&register_pow::hash(&weak_id, now, *n)) < BITS)
+        .unwrap();
+    let sent = [
+        SignedRegister::new(&missing, Class::Agent, now),
+        SignedRegister::with_nonce(&weak, Class::Agent.into(), now, Some(nonce)),
+        SignedRegister::proven(&proven, Class::Agent.into(), now, BITS),
+    ];
+    for reg in &sent {
+        s.behaviour_mut()
+            .gossipsub
+            .publish(topic.clone(), codec::encode(reg))
+            .unwrap();
+    }
+    let judged = |node: &Single| {
+        ["accept", "ignore", "reject", "rate_limited"]
+            .iter()
+            .map(|r| {
+                metric(
+                    node,
+                    &format!("hco_gossip_validations_total{{topic=\"registry\",result=\"{r}\"}}"),
+                )
+            })
+            .sum::<f64>()
+    };
+    for _ in 0..100 {
+        drive(&mut s, Duration::from_millis(100), |_| false).await;
+        if judged(&node) >= sent.len() as f64 {
+            break;
+        }
+    }
+    let limited = metric(
+        &node,
+        "hco_gossip_validations_total{topic=\"registry\",result=\"rate_limited\"}",
+    );
+    assert_eq!(limited, 0.0, "within the observer's burst");
+    assert!(
+        registered(&node, &proven),
+        "the proven registration was not recorded"
+    );
+    assert!(!registered(&node, &missing), "recorded without a proof");
+    assert!(!registered(&node, &weak), "recorded with too weak a proof");
+    let accepted = metric(
+        &node,
+        "hco_gossip_validations_total{topic=\"registry\",result=\"accept\"}",
+    );
+    assert_eq!(accepted, 1.0);
+}

@@ -1,7 +1,7 @@
 //! Registration and passkey enrolment.
 
 use crate::ledger::{IdentityRecord, LedgerError, PasskeyRecord};
-use crate::{IdentityId, Reason, SignedEnrolment, SignedRegister, Timestamp};
+use crate::{IdentityId, Reason, SignedEnrolment, SignedRegister, Timestamp, register_pow};
 
 use super::{Oracle, Outcome};
 
@@ -9,7 +9,34 @@ use super::{Oracle, Outcome};
 pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
 impl Oracle {
-    /// Registers an identity (idempotent for the same class). Durable when it returns.
+    /// Registers an identity sent by a client: [`Oracle::register`] after refusing a new
+    /// identity's registration dated before the previous window while the network requires a
+    /// proof of work (so proofs cannot be stockpiled for long; see [`crate::register_pow`]).
+    pub fn register_from_client(
+        &self,
+        reg: &SignedRegister,
+        now: Timestamp,
+    ) -> Outcome<IdentityRecord> {
+        if self.params.registration_pow_bits > 0 {
+            let current = self.params.window_at(now).unwrap_or(0);
+            let oldest = self
+                .params
+                .window_start(current.saturating_sub(register_pow::MAX_AGE_WINDOWS));
+            // Re-sending the registration of a known identity stays idempotent.
+            if reg.body.created_at < oldest && self.ledger.identity(&reg.body.id)?.is_none() {
+                return Ok(Err(Reason::RegistrationProofStale {
+                    created_at: reg.body.created_at,
+                    oldest,
+                }));
+            }
+        }
+        self.register(reg, now)
+    }
+
+    /// Registers an identity (idempotent for the same class): version and signature, not
+    /// from the future, the network's proof of work, a profile the network can serve. Not the
+    /// registration's age: peers relay and reconcile old registrations through it. Durable
+    /// when it returns.
     pub fn register(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
         if let Err(reason) = reg.check() {
             return Ok(Err(reason));
@@ -19,6 +46,9 @@ impl Oracle {
                 created_at: reg.body.created_at,
                 now,
             }));
+        }
+        if let Err(reason) = reg.check_pow(self.params.registration_pow_bits) {
+            return Ok(Err(reason));
         }
         let profile = reg.body.profile();
         if profile.visual_opt_out && self.params.families_for(profile, &self.registry).is_empty() {
@@ -125,5 +155,92 @@ impl Oracle {
         }
         self.ledger.make_durable()?;
         Ok(Ok(record))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hco_challenges::{Class, Registry};
+
+    use crate::{Ledger, Oracle, SignedRegister, testing};
+
+    const BITS: u32 = 6;
+
+    fn oracle(bits: u32) -> Oracle {
+        let key = testing::key(1);
+        let mut params = testing::params_for(&[testing::node_id(&key)]);
+        params.registration_pow_bits = bits;
+        let ledger = Ledger::temporary(params.digest()).unwrap();
+        Oracle::new(params, Registry::builtin(), key, ledger).unwrap()
+    }
+
+    fn refused(o: &Oracle, reg: &SignedRegister, now: u64) -> &'static str {
+        let code = o
+            .register_from_client(reg, now)
+            .unwrap()
+            .unwrap_err()
+            .code();
+        assert_eq!(o.ledger().identity(&reg.body.id).unwrap(), None, "{code}");
+        code
+    }
+
+    #[test]
+    fn registration_without_stale_or_weak_proof_is_refused_and_stores_nothing() {
+        let o = oracle(BITS);
+        let p = o.params().clone();
+        let now = p.window_start(5) + 1_000;
+        let key = testing::key(40);
+        let missing = SignedRegister::new(&key, Class::Agent, now);
+        assert_eq!(refused(&o, &missing, now), "registration_proof_missing");
+        // A nonce whose hash has fewer than BITS leading zero bits.
+        let id = testing::identity_id(&key);
+        let weak = (0..)
+            .find(|&n| {
+                crate::register_pow::leading_zero_bits(&crate::register_pow::hash(&id, now, n))
+                    < BITS
+            })
+            .unwrap();
+        let insufficient = SignedRegister::with_nonce(&key, Class::Agent.into(), now, Some(weak));
+        assert_eq!(
+            refused(&o, &insufficient, now),
+            "registration_proof_insufficient"
+        );
+        // Dated before the previous window: a stockpiled proof.
+        let old = p.window_start(3) + 10;
+        let stale = SignedRegister::proven(&key, Class::Agent.into(), old, BITS);
+        assert_eq!(refused(&o, &stale, now), "registration_proof_stale");
+        assert_eq!(o.ledger().identity_count(), 0);
+        // Peers re-check the proof, not the age (reconciliation replays old registrations).
+        assert_eq!(
+            o.register(&missing, now).unwrap().unwrap_err().code(),
+            "registration_proof_missing"
+        );
+        o.register(&stale, now).unwrap().unwrap();
+        // A fresh proof from the previous window is accepted from a client.
+        let fresh = SignedRegister::proven(
+            &testing::key(41),
+            Class::Human.into(),
+            now - p.window_ms,
+            BITS,
+        );
+        o.register_from_client(&fresh, now).unwrap().unwrap();
+        // Re-sending a known identity's registration stays idempotent, however old.
+        o.register_from_client(&stale, now).unwrap().unwrap();
+        assert_eq!(o.ledger().identity_count(), 2);
+    }
+
+    #[test]
+    fn the_proof_is_signed_and_off_at_zero_bits() {
+        let o = oracle(BITS);
+        let now = o.params().window_start(1);
+        let key = testing::key(42);
+        let mut moved = SignedRegister::proven(&key, Class::Agent.into(), now, BITS);
+        moved.body.pow_nonce = moved.body.pow_nonce.map(|n| n + 1);
+        let code = o.register(&moved, now).unwrap().unwrap_err().code();
+        assert_eq!(code, "bad_identity_signature");
+        let off = oracle(0);
+        off.register_from_client(&SignedRegister::new(&key, Class::Agent, 0), now)
+            .unwrap()
+            .unwrap();
     }
 }

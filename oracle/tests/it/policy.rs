@@ -488,6 +488,7 @@ fn prod_like(node_key: &SigningKey, human_steps: &[&str]) -> NetworkParams {
         quorum: 1,
         issuer_fallback: 0,
         max_clock_skew_ms: 30_000,
+        registration_pow_bits: 0,
         presence: prod_presence(AttestationMode::Strict),
     }
 }

@@ -33,9 +33,9 @@ impl Net {
         Self { params, oracles }
     }
 
-    /// Registers on every node (as gossip would).
+    /// Registers on every node (as gossip would), with the proof of work the params require.
     pub fn register(&self, key: &SigningKey, class: Class, now: u64) {
-        let reg = SignedRegister::new(key, class, now);
+        let reg = SignedRegister::proven(key, class.into(), now, self.params.registration_pow_bits);
         for o in &self.oracles {
             o.register(&reg, now).unwrap().unwrap();
         }

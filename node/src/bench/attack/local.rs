@@ -69,9 +69,11 @@ impl LocalNode {
         self.register(key, Class::Human)
     }
 
-    /// Registers `key` as an identity of `class`; the refusal code if any.
+    /// Registers `key` as an identity of `class`, with the network's registration proof of
+    /// work; the refusal code if any.
     pub fn register(&self, key: &SigningKey, class: Class) -> Result<IdentityId, String> {
-        let reg = SignedRegister::new(key, class, SystemClock.now());
+        let bits = self.config.network.registration_pow_bits;
+        let reg = SignedRegister::proven(key, class.into(), SystemClock.now(), bits);
         match self.gateway.post("/v1/identities", &reg) {
             Ok(r) if r.status == 201 => Ok(IdentityId(key.verifying_key().to_bytes())),
             Ok(r) => Err(r.body["code"].as_str().unwrap_or("http_error").to_owned()),
