@@ -72,10 +72,14 @@ impl Node {
                         Err(_) => Validation::Reject,
                         Ok(reg) => match o.register(&reg, now)? {
                             Ok(_) => Validation::Accept,
+                            // An honest member relays only what passed its gateway under the
+                            // same parameters, so a missing or weak proof is the sender's doing.
                             Err(
                                 Reason::BadIdentityKey
                                 | Reason::BadIdentitySignature
-                                | Reason::UnknownVersion { .. },
+                                | Reason::UnknownVersion { .. }
+                                | Reason::RegistrationProofMissing { .. }
+                                | Reason::RegistrationProofInsufficient { .. },
                             ) => Validation::Reject,
                             Err(_) => Validation::Ignore,
                         },

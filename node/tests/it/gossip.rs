@@ -361,4 +361,10 @@ async fn devnet_gossip_registrations_are_rechecked_for_their_proof_of_work() {
         "hco_gossip_validations_total{topic=\"registry\",result=\"accept\"}",
     );
     assert_eq!(accepted, 1.0);
+    // A missing or weak proof is the sender's fault: rejected (a strike), not ignored.
+    let rejected = metric(
+        &node,
+        "hco_gossip_validations_total{topic=\"registry\",result=\"reject\"}",
+    );
+    assert_eq!(rejected, 2.0);
 }
