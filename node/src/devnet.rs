@@ -269,7 +269,8 @@ pub fn down(dir: &Path) -> anyhow::Result<()> {
         signal(n.pid, "-KILL");
     }
     std::fs::remove_file(&path)?;
-    println!("devnet in {} stopped", dir.display());
+    // On stderr: benches that stop their devnet print JSON on stdout.
+    eprintln!("devnet in {} stopped", dir.display());
     Ok(())
 }
 
