@@ -33,18 +33,9 @@ pub fn hash(id: &IdentityId, created_at: Timestamp, nonce: u64) -> [u8; 32] {
     Prover::new(id, created_at).hash(nonce)
 }
 
-/// Leading zero bits of `hash`, most significant bit of byte 0 first.
-pub fn leading_zero_bits(hash: &[u8; 32]) -> u32 {
-    let mut bits = 0;
-    for byte in hash {
-        if *byte == 0 {
-            bits += 8;
-        } else {
-            return bits + byte.leading_zeros();
-        }
-    }
-    bits
-}
+/// Leading zero bits of a hash, most significant bit of byte 0 first: the count the
+/// `proof_of_work` family uses too.
+pub use hco_challenges::leading_zero_bits;
 
 /// Whether `nonce` proves `bits` of work for `(id, created_at)`.
 pub fn meets(id: &IdentityId, created_at: Timestamp, nonce: u64, bits: u32) -> bool {
