@@ -1,6 +1,6 @@
 //! Pruning of identities that were never active (`ledger.idle_identity_windows`): once a
 //! window, identities registered that many windows ago with no challenge issued, no acceptance
-//! and no passkey are removed from the ledger (see `Ledger::prune_idle_identities`), so junk
+//! and no passkey are removed from the ledger (see `Oracle::prune_idle_identities`), so junk
 //! registrations do not stay on every member for good.
 
 use std::sync::Arc;
@@ -37,7 +37,7 @@ pub async fn prune_once(node: &Arc<Node>, idle_windows: u64) -> usize {
         return 0;
     };
     let oracle = node.oracle.clone();
-    match tokio::task::spawn_blocking(move || oracle.ledger().prune_idle_identities(before)).await {
+    match tokio::task::spawn_blocking(move || oracle.prune_idle_identities(before)).await {
         Ok(Ok(stats)) => {
             if stats.removed > 0 {
                 tracing::info!(

@@ -41,6 +41,15 @@ impl<V: Copy> IdentityCache<V> {
         self.shard(id).lock().ok().and_then(|m| m.get(id).copied())
     }
 
+    /// Forgets every entry (after identities were removed from the ledger).
+    pub fn clear(&self) {
+        for shard in &self.shards {
+            if let Ok(mut map) = shard.lock() {
+                map.clear();
+            }
+        }
+    }
+
     /// Caches a value for `id`.
     pub fn insert(&self, id: &IdentityId, value: V) {
         if let Ok(mut map) = self.shard(id).lock() {

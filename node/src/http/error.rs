@@ -70,6 +70,15 @@ impl ApiError {
     }
 }
 
+impl From<crate::service::RegisterError> for ApiError {
+    fn from(e: crate::service::RegisterError) -> Self {
+        match e {
+            crate::service::RegisterError::Overloaded => Self::new("overloaded", e.to_string()),
+            crate::service::RegisterError::Failed => Self::internal(e),
+        }
+    }
+}
+
 impl From<&Reason> for ApiError {
     fn from(r: &Reason) -> Self {
         let mut e = Self::new(r.code(), r.to_string());

@@ -54,12 +54,16 @@ pub async fn register(
         .window_at(state.node.now())
         .unwrap_or(0);
     let id = reg.body.id;
-    let known = blocking(&state, move |o| o.ledger().identity(&id)).await?;
-    if known.is_none() {
+    // One ledger read, on this task: a hop to the blocking pool costs more than the read.
+    let known = state.node.oracle.ledger().has_identity(&id).map_err(|e| {
+        state.node.supervisor.storage_failed("an HTTP request", &e);
+        ApiError::internal(e)
+    })?;
+    if !known {
         state.limits.take_registration(t)?;
     }
     let outcome = state.node.register(reg).await;
-    if known.is_none() && !matches!(outcome, Ok(Ok(_))) {
+    if !known && !matches!(outcome, Ok(Ok(_))) {
         state.limits.return_registration(t);
     }
     let record = outcome?.map_err(ApiError::from)?;

@@ -1,14 +1,13 @@
 //! The verification batcher: [`Node::respond_local`] queues the responses this node verifies;
-//! the batcher collects them into batches, checks each batch on the blocking pool (one batched
-//! signature check, one seal, one flush), answers the waiting callers, counts the verdicts and
-//! gossips the acceptances.
+//! batches of them are checked on the blocking pool (one batched signature check, one seal,
+//! one flush), the waiting callers answered, the verdicts counted and the acceptances gossiped.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use hco_oracle::{Reason, Response, SealedAcceptance};
-use tokio::sync::{Semaphore, mpsc, oneshot};
 
+use super::queue::{self, BatchQueue, Batches};
 use super::{Node, gateway_error, rejected};
 use crate::metrics::FamilyLabel;
 use crate::network::protocol::ChallengeReply;
@@ -19,8 +18,14 @@ pub const MAX_BATCH: usize = 512;
 /// Batches verified at once: one is checked while another waits for its flush.
 const CONCURRENT_BATCHES: usize = 3;
 
-/// Where the verdict on one queued response is sent back to its caller.
-pub(super) type VerdictTx = oneshot::Sender<Result<SealedAcceptance, Reason>>;
+/// Responses waiting for verification, with the time each was queued.
+pub(super) type VerifyQueue = BatchQueue<(Response, Instant), Result<SealedAcceptance, Reason>>;
+type VerifyBatches = Batches<(Response, Instant), Result<SealedAcceptance, Reason>>;
+
+/// The verification queue and its receiving side (for [`run`]).
+pub(super) fn channel() -> (VerifyQueue, VerifyBatches) {
+    queue::channel(8 * MAX_BATCH)
+}
 
 impl Node {
     /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
@@ -28,93 +33,80 @@ impl Node {
         if let Some(reply) = crate::byzantine::accept_unchecked(self, &response).await {
             return Ok(reply);
         }
-        let (tx, rx) = oneshot::channel();
-        if self
-            .verify_tx
-            .try_send((response, Instant::now(), tx))
-            .is_err()
-        {
+        let Some(verdict) = self.verify_queue.submit((response, Instant::now())) else {
             self.metrics.drop_in("verify");
             return Ok(gateway_error(
                 "overloaded",
                 "the verification queue is full; retry after a short pause",
             ));
-        }
-        Ok(match rx.await? {
+        };
+        Ok(match verdict.await? {
             Ok(sealed) => ChallengeReply::Accepted(Box::new(sealed)),
             Err(reason) => rejected(&reason),
         })
     }
 }
 
-/// Collects responses into batches and verifies them on the blocking pool.
-pub(super) async fn run(node: Arc<Node>, mut rx: mpsc::Receiver<(Response, Instant, VerdictTx)>) {
-    let permits = Arc::new(Semaphore::new(CONCURRENT_BATCHES));
-    while let Some(first) = rx.recv().await {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            break;
-        };
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(item) => batch.push(item),
-                Err(_) => break,
+/// Verifies the queued responses in batches until the node stops.
+pub(super) async fn run(node: Arc<Node>, batches: VerifyBatches) {
+    queue::run(batches, MAX_BATCH, CONCURRENT_BATCHES, move |items| {
+        verify_batch(node.clone(), items)
+    })
+    .await
+}
+
+async fn verify_batch(
+    node: Arc<Node>,
+    items: Vec<(Response, Instant)>,
+) -> Option<Vec<Result<SealedAcceptance, Reason>>> {
+    let (responses, queued): (Vec<Response>, Vec<Instant>) = items.into_iter().unzip();
+    let now = node.now();
+    let families: Vec<String> = responses
+        .iter()
+        .map(|r| r.challenge.challenge.family.clone())
+        .collect();
+    let verdicts = match node
+        .blocking(move |o| o.verify_responses(&responses, now))
+        .await
+    {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            // Nothing was acknowledged: the waiting clients get an internal error.
+            node.supervisor
+                .storage_failed("the verification batcher", e);
+            return None;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "verification task failed");
+            return None;
+        }
+    };
+    let mut accepted = Vec::new();
+    for ((verdict, at), family) in verdicts.iter().zip(queued).zip(families) {
+        node.metrics
+            .verify_latency
+            .observe(at.elapsed().as_secs_f64());
+        match verdict {
+            Ok(sealed) => {
+                node.metrics
+                    .accepted
+                    .get_or_create(&FamilyLabel { family })
+                    .inc();
+                accepted.push(sealed.clone());
+            }
+            Err(reason) => {
+                if reason.is_final_answer() {
+                    node.metrics
+                        .answered_wrong
+                        .get_or_create(&FamilyLabel {
+                            family: family.clone(),
+                        })
+                        .inc();
+                }
+                node.metrics.reject(reason.code(), Some(&family));
             }
         }
-        let node = node.clone();
-        tokio::spawn(async move {
-            let (responses, meta): (Vec<Response>, Vec<(Instant, VerdictTx)>) =
-                batch.into_iter().map(|(r, at, tx)| (r, (at, tx))).unzip();
-            let now = node.now();
-            let families: Vec<String> = responses
-                .iter()
-                .map(|r| r.challenge.challenge.family.clone())
-                .collect();
-            let result = node
-                .blocking(move |o| o.verify_responses(&responses, now))
-                .await;
-            let verdicts = match result {
-                Ok(Ok(v)) => v,
-                Ok(Err(e)) => {
-                    // Nothing was acknowledged: the waiting clients get an internal error.
-                    node.supervisor
-                        .storage_failed("the verification batcher", e);
-                    return;
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "verification task failed");
-                    return;
-                }
-            };
-            let mut accepted = Vec::new();
-            for ((verdict, (at, tx)), family) in verdicts.into_iter().zip(meta).zip(families) {
-                node.metrics
-                    .verify_latency
-                    .observe(at.elapsed().as_secs_f64());
-                match &verdict {
-                    Ok(sealed) => {
-                        node.metrics
-                            .accepted
-                            .get_or_create(&FamilyLabel { family })
-                            .inc();
-                        accepted.push(sealed.clone());
-                    }
-                    Err(reason) => {
-                        if reason.is_final_answer() {
-                            node.metrics
-                                .answered_wrong
-                                .get_or_create(&FamilyLabel {
-                                    family: family.clone(),
-                                })
-                                .inc();
-                        }
-                        node.metrics.reject(reason.code(), Some(&family));
-                    }
-                }
-                let _ = tx.send(verdict);
-            }
-            node.publish_acceptances(&accepted);
-            drop(permit);
-        });
     }
+    node.publish_acceptances(&accepted);
+    Some(verdicts)
 }

@@ -63,27 +63,16 @@ impl Node {
     }
 
     async fn validate_gossip(&self, topic: Topic, data: &[u8]) -> Validation {
+        if topic == Topic::Registry {
+            return self.validate_registration(data).await;
+        }
         let now = self.now();
         let data = data.to_vec();
         let verdict = self
             .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
                 Ok(match topic {
-                    Topic::Registry => match codec::decode::<SignedRegister>(&data, MAX_GOSSIP) {
-                        Err(_) => Validation::Reject,
-                        Ok(reg) => match o.register(&reg, now)? {
-                            Ok(_) => Validation::Accept,
-                            // An honest member relays only what passed its gateway under the
-                            // same parameters, so a missing or weak proof is the sender's doing.
-                            Err(
-                                Reason::BadIdentityKey
-                                | Reason::BadIdentitySignature
-                                | Reason::UnknownVersion { .. }
-                                | Reason::RegistrationProofMissing { .. }
-                                | Reason::RegistrationProofInsufficient { .. },
-                            ) => Validation::Reject,
-                            Err(_) => Validation::Ignore,
-                        },
-                    },
+                    // Batched with other registrations by the registrar (above).
+                    Topic::Registry => Validation::Ignore,
                     Topic::Passkey => match codec::decode::<SignedEnrolment>(&data, MAX_GOSSIP) {
                         Err(_) => Validation::Reject,
                         Ok(enrolment) => match o.record_enrolment(&enrolment)? {
@@ -149,6 +138,30 @@ impl Node {
                 tracing::error!(error = %e, "gossip validation task failed");
                 Validation::Ignore
             }
+        }
+    }
+}
+
+impl Node {
+    /// A relayed registration, written through the registrar's batches.
+    async fn validate_registration(&self, data: &[u8]) -> Validation {
+        let Ok(reg) = codec::decode::<SignedRegister>(data, MAX_GOSSIP) else {
+            return Validation::Reject;
+        };
+        match self.register_relayed(reg).await {
+            Ok(Ok(_)) => Validation::Accept,
+            // An honest member relays only what passed its gateway under the same parameters,
+            // so a missing or weak proof is the sender's doing.
+            Ok(Err(
+                Reason::BadIdentityKey
+                | Reason::BadIdentitySignature
+                | Reason::UnknownVersion { .. }
+                | Reason::RegistrationProofMissing { .. }
+                | Reason::RegistrationProofInsufficient { .. },
+            )) => Validation::Reject,
+            // Refused for a reason that is not the sender's fault, or not handled now (queue
+            // full, storage failed: the supervisor stops the node on the latter).
+            Ok(Err(_)) | Err(_) => Validation::Ignore,
         }
     }
 }

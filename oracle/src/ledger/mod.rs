@@ -231,6 +231,11 @@ impl Ledger {
             .transpose()
     }
 
+    /// Whether `id` is registered (no decode).
+    pub fn has_identity(&self, id: &IdentityId) -> Result<bool, LedgerError> {
+        Ok(self.identities.contains_key(id.0)?)
+    }
+
     /// Stores a registration unless one exists; returns the stored record.
     pub fn put_identity(&self, record: &IdentityRecord) -> Result<IdentityRecord, LedgerError> {
         let id = record.register.body.id;

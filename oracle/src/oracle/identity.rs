@@ -5,6 +5,16 @@ use crate::{IdentityId, Reason, SignedEnrolment, SignedRegister, Timestamp, regi
 
 use super::{Oracle, Outcome};
 
+/// Where a registration came from: a client (its age is checked while the network requires a
+/// proof of work) or a peer's relay or reconciliation (not its age).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Sent to this node's gateway.
+    Client,
+    /// Relayed or reconciled from a committee member.
+    Peer,
+}
+
 /// How long after its start a passkey enrolment ceremony is accepted from a client.
 pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
@@ -17,6 +27,52 @@ impl Oracle {
         reg: &SignedRegister,
         now: Timestamp,
     ) -> Outcome<IdentityRecord> {
+        self.register_all(&[(reg.clone(), Origin::Client)], now)
+            .map(|mut outcomes| outcomes.remove(0))
+    }
+
+    /// Registers an identity (idempotent for the same class): version and signature, not
+    /// from the future, the network's proof of work, a profile the network can serve. Not the
+    /// registration's age: peers relay and reconcile old registrations through it. Durable
+    /// when it returns.
+    pub fn register(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
+        self.register_all(&[(reg.clone(), Origin::Peer)], now)
+            .map(|mut outcomes| outcomes.remove(0))
+    }
+
+    /// Registers a batch, each as [`Oracle::register_from_client`] or [`Oracle::register`]
+    /// by its origin, with one flush for the whole batch: every stored registration is durable
+    /// when it returns. One outcome per registration, in order.
+    pub fn register_all(
+        &self,
+        regs: &[(SignedRegister, Origin)],
+        now: Timestamp,
+    ) -> Result<Vec<Result<IdentityRecord, Reason>>, LedgerError> {
+        let mut outcomes = Vec::with_capacity(regs.len());
+        let mut stored = false;
+        for (reg, origin) in regs {
+            let outcome = match origin {
+                Origin::Client => match self.check_age(reg, now)? {
+                    Ok(()) => self.store_registration(reg, now, &mut stored)?,
+                    Err(reason) => Err(reason),
+                },
+                Origin::Peer => self.store_registration(reg, now, &mut stored)?,
+            };
+            outcomes.push(outcome);
+        }
+        if stored {
+            self.ledger.make_durable()?;
+        }
+        Ok(outcomes)
+    }
+
+    /// Refuses a new identity's registration dated before the previous window while the
+    /// network requires a proof of work.
+    fn check_age(
+        &self,
+        reg: &SignedRegister,
+        now: Timestamp,
+    ) -> Result<Result<(), Reason>, LedgerError> {
         if self.params.registration_pow_bits > 0 {
             let current = self.params.window_at(now).unwrap_or(0);
             let oldest = self
@@ -30,14 +86,16 @@ impl Oracle {
                 }));
             }
         }
-        self.register(reg, now)
+        Ok(Ok(()))
     }
 
-    /// Registers an identity (idempotent for the same class): version and signature, not
-    /// from the future, the network's proof of work, a profile the network can serve. Not the
-    /// registration's age: peers relay and reconcile old registrations through it. Durable
-    /// when it returns.
-    pub fn register(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
+    /// Checks and writes one registration without flushing; sets `stored` when it wrote.
+    fn store_registration(
+        &self,
+        reg: &SignedRegister,
+        now: Timestamp,
+        stored: &mut bool,
+    ) -> Outcome<IdentityRecord> {
         if let Err(reason) = reg.check() {
             return Ok(Err(reason));
         }
@@ -65,12 +123,13 @@ impl Oracle {
             register: reg.clone(),
             window: self.params.window_at(now).unwrap_or(0),
         };
-        let stored = self.ledger.put_identity(&record)?;
-        self.ledger.make_durable()?;
-        Ok(if stored.register.body.class == reg.body.class {
-            Ok(stored)
+        let kept = self.ledger.put_identity(&record)?;
+        // Whichever write won, it is not yet flushed.
+        *stored = true;
+        Ok(if kept.register.body.class == reg.body.class {
+            Ok(kept)
         } else {
-            Err(Reason::ClassConflict(stored.register.body.class))
+            Err(Reason::ClassConflict(kept.register.body.class))
         })
     }
 

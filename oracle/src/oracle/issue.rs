@@ -5,7 +5,8 @@
 
 use hco_challenges::Prompt;
 
-use crate::ledger::{IdentityRecord, IssuedRecord, LedgerError};
+use crate::ledger::{IssuedRecord, LedgerError};
+use crate::messages::Profile;
 use crate::messages::VERSION;
 use crate::policy::{Outcome as StepOutcome, next_step};
 use crate::secret::{
@@ -39,14 +40,14 @@ impl Oracle {
             Ok(parts) => parts,
             Err(reason) => return Ok(Err(reason)),
         };
-        let Some(record) = self.ledger.identity(&id)? else {
+        // The cached profile answers for a registered identity without reading its record.
+        let Some(profile) = self.profile_of(&id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
-        self.profiles.insert(&id, record.register.body.profile());
         if let Some(existing) = self.ledger.issued(t, &id, j)? {
-            return Ok(self.reissue(&record, t, j, &existing));
+            return Ok(self.reissue(&id, profile, t, j, &existing));
         }
-        match self.issue_next(&record, t, j, now)? {
+        match self.issue_next(&id, profile, t, j, now)? {
             Ok(issued) => Ok(Ok(issued)),
             Err(reason) => Ok(Err(reason)),
         }
@@ -55,13 +56,13 @@ impl Oracle {
     /// Issues the next challenge of the sequence, if `j` is next and may be issued now.
     fn issue_next(
         &self,
-        record: &IdentityRecord,
+        id: &IdentityId,
+        profile: Profile,
         t: u64,
         j: u32,
         now: Timestamp,
     ) -> Outcome<IssuedChallenge> {
-        let id = record.register.body.id;
-        let profile = record.register.body.profile();
+        let id = *id;
         let policy = self.params.policy(profile.class);
         let issued = self.ledger.issued_in(t, &id)?;
         let next = issued.len() as u32;
@@ -125,7 +126,7 @@ impl Oracle {
             Ok(Ok(issued))
         } else {
             // Another request for the same (id, t, j) won the race: return its challenge.
-            Ok(self.reissue(record, t, j, &kept))
+            Ok(self.reissue(&id, profile, t, j, &kept))
         }
     }
 
@@ -133,25 +134,25 @@ impl Oracle {
     /// deterministic).
     fn reissue(
         &self,
-        record: &IdentityRecord,
+        id: &IdentityId,
+        profile: Profile,
         t: u64,
         j: u32,
         existing: &IssuedRecord,
     ) -> Result<IssuedChallenge, Reason> {
-        let id = record.register.body.id;
         let w_t = window_secret(&self.node_secret, t);
         let (config, generated) = derive_challenge(
             &self.params,
             &self.registry,
             &w_t,
-            record.register.body.profile(),
-            &id,
+            profile,
+            id,
             t,
             j,
             &existing.family,
         )?;
         Ok(self.sign_envelope(
-            &id,
+            id,
             t,
             j,
             &config.name,

@@ -26,7 +26,7 @@ use crate::window::{BEACON_LOOKBACK, slot_beacon};
 use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Reason};
 
 pub use envelope::blames_sender;
-pub use identity::ENROLMENT_TTL_MS;
+pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
 pub use issue::IssuedChallenge;
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
@@ -110,7 +110,20 @@ impl Oracle {
         &self.registry
     }
 
-    /// The registered profile of `id` (cached: it never changes once registered).
+    /// Removes the identities registered before window `registered_before` that were never
+    /// active and hold no passkey ([`Ledger::prune_idle_identities`]), and forgets the cached
+    /// profiles, so a pruned identity is unknown again to issuance.
+    pub fn prune_idle_identities(
+        &self,
+        registered_before: u64,
+    ) -> Result<crate::ledger::PruneStats, LedgerError> {
+        let stats = self.ledger.prune_idle_identities(registered_before);
+        self.profiles.clear();
+        stats
+    }
+
+    /// The registered profile of `id` (cached: it never changes once registered, and pruning
+    /// clears the cache).
     fn profile_of(&self, id: &IdentityId) -> Result<Option<Profile>, LedgerError> {
         if let Some(profile) = self.profiles.get(id) {
             return Ok(Some(profile));

@@ -365,3 +365,27 @@ fn decoders_reject_garbage_without_panicking() {
         assert!(Response::decode(&bytes[..cut]).is_err());
     }
 }
+
+#[test]
+fn a_pruned_identity_is_unknown_to_issuance_even_after_its_profile_was_cached() {
+    let net = Net::with(1, |p| {
+        p.slot_mode = SlotMode::Global;
+        p.slot_ms = 10_000;
+    });
+    let o = &net.oracles[0];
+    let agent = testing::key(41);
+    let id = testing::identity_id(&agent);
+    net.register(&agent, Class::Agent, net.start(0));
+    let slot = o.slot(1, &id).unwrap();
+    // A refused request in window 1 stores nothing but caches the registered profile.
+    let early = o
+        .issue(&SignedRequest::new(&agent, 1, 0), slot.start - 1)
+        .unwrap();
+    assert_eq!(early.unwrap_err().code(), "outside_slot");
+    // Never active, registered in window 0: pruned.
+    assert_eq!(o.prune_idle_identities(1).unwrap().removed, 1);
+    let after = o
+        .issue(&SignedRequest::new(&agent, 1, 0), slot.end - 1)
+        .unwrap();
+    assert_eq!(after.unwrap_err().code(), "unknown_identity");
+}

@@ -1,0 +1,114 @@
+//! A bounded queue whose items are handled in batches: a caller submits one item and awaits its
+//! own result; the queue's task takes every item waiting (up to a batch's size) and hands the
+//! batch to a handler, with a bounded number of batches in flight. The verification batcher
+//! and the registrar use it so that one blocking-pool hop and one flush serve a whole batch.
+//!
+//! A full queue refuses at once ([`BatchQueue::submit`] returns `None`, and the caller answers
+//! `overloaded`); a handler that returns `None` (storage failed) drops the batch's reply
+//! channels, so its callers see an error rather than a verdict.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+type Item<I, O> = (I, oneshot::Sender<O>);
+
+/// The submitting side of a batch queue.
+pub(super) struct BatchQueue<I, O> {
+    tx: mpsc::Sender<Item<I, O>>,
+}
+
+/// The receiving side, consumed by [`run`].
+pub(super) struct Batches<I, O> {
+    rx: mpsc::Receiver<Item<I, O>>,
+}
+
+/// A queue holding up to `capacity` waiting items.
+pub(super) fn channel<I, O>(capacity: usize) -> (BatchQueue<I, O>, Batches<I, O>) {
+    let (tx, rx) = mpsc::channel(capacity);
+    (BatchQueue { tx }, Batches { rx })
+}
+
+impl<I, O> BatchQueue<I, O> {
+    /// Queues `item`; the receiver yields its result. `None` when the queue is full.
+    pub(super) fn submit(&self, item: I) -> Option<oneshot::Receiver<O>> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.try_send((item, tx)).ok()?;
+        Some(rx)
+    }
+}
+
+/// Takes batches of up to `max` items off the queue and runs `handle` on each, at most
+/// `concurrent` at once. `handle` returns one result per item, in order, or `None` when the
+/// batch failed as a whole. Returns when every [`BatchQueue`] is dropped.
+pub(super) async fn run<I, O, F, Fut>(
+    mut batches: Batches<I, O>,
+    max: usize,
+    concurrent: usize,
+    handle: F,
+) where
+    I: Send + 'static,
+    O: Send + 'static,
+    F: Fn(Vec<I>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Option<Vec<O>>> + Send + 'static,
+{
+    let handle = Arc::new(handle);
+    let permits = Arc::new(Semaphore::new(concurrent.max(1)));
+    while let Some(first) = batches.rx.recv().await {
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break;
+        };
+        let mut batch = vec![first];
+        while batch.len() < max {
+            match batches.rx.try_recv() {
+                Ok(item) => batch.push(item),
+                Err(_) => break,
+            }
+        }
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            let (items, replies): (Vec<I>, Vec<oneshot::Sender<O>>) = batch.into_iter().unzip();
+            if let Some(results) = handle(items).await {
+                for (result, reply) in results.into_iter().zip(replies) {
+                    let _ = reply.send(result);
+                }
+            }
+            drop(permit);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[tokio::test]
+    async fn items_are_answered_in_batches_and_a_full_queue_refuses() {
+        let (queue, batches) = channel::<u32, u32>(8);
+        // Fill the queue before the task runs: the first batch takes every waiting item.
+        let waiting: Vec<_> = (0..8).map(|i| queue.submit(i).unwrap()).collect();
+        assert!(queue.submit(99).is_none(), "a full queue refuses at once");
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let seen = sizes.clone();
+        let task = tokio::spawn(run(batches, 5, 2, move |items: Vec<u32>| {
+            seen.lock().unwrap().push(items.len());
+            async move { Some(items.into_iter().map(|i| i * 10).collect()) }
+        }));
+        for (i, rx) in waiting.into_iter().enumerate() {
+            assert_eq!(rx.await.unwrap(), i as u32 * 10);
+        }
+        assert_eq!(*sizes.lock().unwrap(), vec![5, 3]);
+        drop(queue);
+        task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failed_batch_drops_its_replies() {
+        let (queue, batches) = channel::<u32, u32>(4);
+        let rx = queue.submit(1).unwrap();
+        tokio::spawn(run(batches, 4, 1, |_items: Vec<u32>| async { None }));
+        assert!(rx.await.is_err());
+    }
+}

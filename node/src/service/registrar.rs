@@ -1,0 +1,107 @@
+//! The registrar: registrations from clients ([`Node::register`]) and from peers' gossip
+//! ([`Node::register_relayed`]) are checked and written in batches on the blocking pool, with
+//! one flush per batch, rather than one blocking-pool hop and one flush each. A client's
+//! accepted registration is then gossiped to the committee.
+
+use std::sync::Arc;
+
+use hco_oracle::ledger::IdentityRecord;
+use hco_oracle::{Reason, RegistrationOrigin, SignedRegister, codec};
+
+use super::Node;
+use super::queue::{self, BatchQueue, Batches};
+use crate::network::protocol::Topic;
+
+/// Most registrations written under one flush.
+const MAX_BATCH: usize = 256;
+/// Batches in flight: one is checked while another waits for its flush.
+const CONCURRENT_BATCHES: usize = 2;
+
+type Outcome = Result<IdentityRecord, Reason>;
+/// Registrations waiting to be written, with their origin.
+pub(super) type RegistrationQueue = BatchQueue<(SignedRegister, RegistrationOrigin), Outcome>;
+type RegistrationBatches = Batches<(SignedRegister, RegistrationOrigin), Outcome>;
+
+/// The registration queue and its receiving side (for [`run`]).
+pub(super) fn channel() -> (RegistrationQueue, RegistrationBatches) {
+    queue::channel(8 * MAX_BATCH)
+}
+
+/// Why a registration got no verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    /// The queue was full: the caller should answer `overloaded`.
+    #[error("the registration queue is full; retry after a short pause")]
+    Overloaded,
+    /// The batch failed (storage): nothing was acknowledged.
+    #[error("the registration could not be stored")]
+    Failed,
+}
+
+impl Node {
+    /// Registers an identity sent by a client (batched with concurrent ones; durable when it
+    /// returns) and gossips it when accepted.
+    pub async fn register(&self, reg: SignedRegister) -> Result<Outcome, RegisterError> {
+        self.submit_registration(reg, RegistrationOrigin::Client)
+            .await
+    }
+
+    /// Registers an identity relayed by a peer (batched; durable when it returns).
+    pub async fn register_relayed(&self, reg: SignedRegister) -> Result<Outcome, RegisterError> {
+        self.submit_registration(reg, RegistrationOrigin::Peer)
+            .await
+    }
+
+    async fn submit_registration(
+        &self,
+        reg: SignedRegister,
+        origin: RegistrationOrigin,
+    ) -> Result<Outcome, RegisterError> {
+        let Some(outcome) = self.register_queue.submit((reg, origin)) else {
+            self.metrics.drop_in("register");
+            return Err(RegisterError::Overloaded);
+        };
+        outcome.await.map_err(|_| RegisterError::Failed)
+    }
+}
+
+/// Writes the queued registrations in batches until the node stops.
+pub(super) async fn run(node: Arc<Node>, batches: RegistrationBatches) {
+    queue::run(batches, MAX_BATCH, CONCURRENT_BATCHES, move |items| {
+        register_batch(node.clone(), items)
+    })
+    .await
+}
+
+async fn register_batch(
+    node: Arc<Node>,
+    items: Vec<(SignedRegister, RegistrationOrigin)>,
+) -> Option<Vec<Outcome>> {
+    let now = node.now();
+    let (outcomes, items) = match tokio::task::spawn_blocking({
+        let oracle = node.oracle.clone();
+        move || (oracle.register_all(&items, now), items)
+    })
+    .await
+    {
+        Ok((Ok(outcomes), items)) => (outcomes, items),
+        Ok((Err(e), _)) => {
+            node.supervisor.storage_failed("the registrar", e);
+            return None;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "registration task failed");
+            return None;
+        }
+    };
+    for ((reg, origin), outcome) in items.iter().zip(&outcomes) {
+        if *origin != RegistrationOrigin::Client {
+            continue;
+        }
+        match outcome {
+            Ok(_) => node.net.publish(Topic::Registry, codec::encode(reg)),
+            Err(reason) => node.metrics.reject(reason.code(), None),
+        }
+    }
+    Some(outcomes)
+}
