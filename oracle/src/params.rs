@@ -1,6 +1,7 @@
 //! Network parameters: windows, ceremony slots, families, lifecycle thresholds and committee.
 //! Every node of a network runs the same parameters; their digest is checked when peers meet.
 
+use hco_challenges::narrative::{Corpus, RetiredSets, ScheduleParams};
 use hco_challenges::presence::{self, PresencePolicy};
 use hco_challenges::{FamilyParams, Registry};
 use serde::{Deserialize, Serialize};
@@ -66,6 +67,52 @@ impl Default for LifecycleParams {
     }
 }
 
+/// What the members agree on about the agent class's narrative corpus: audits regenerate
+/// `narrative_chain` prompts from the window secret, so every member must hold the same
+/// corpus, retirement list and set schedule (see `hco_challenges::narrative::SetSchedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NarrativeParams {
+    /// The corpus's Merkle root.
+    pub corpus_root: Digest,
+    /// The digest of the retired set ids.
+    pub retired_digest: Digest,
+    /// Which sets each window uses.
+    pub schedule: ScheduleParams,
+}
+
+impl Default for NarrativeParams {
+    fn default() -> Self {
+        Self {
+            corpus_root: Digest::ZERO,
+            retired_digest: Digest::ZERO,
+            schedule: ScheduleParams::default(),
+        }
+    }
+}
+
+impl NarrativeParams {
+    /// The parameters of the family `Registry::builtin` holds: the starter corpus, nothing
+    /// retired, its schedule (one set per window, round again).
+    pub fn embedded() -> Self {
+        let family = hco_challenges::NarrativeChain::embedded();
+        Self::of(
+            family.corpus(),
+            &RetiredSets::default(),
+            *family.schedule().params(),
+        )
+    }
+
+    /// The parameters of `corpus` without the `retired` sets, scheduled by `schedule`.
+    pub fn of(corpus: &Corpus, retired: &RetiredSets, schedule: ScheduleParams) -> Self {
+        Self {
+            corpus_root: Digest(corpus.merkle_root()),
+            retired_digest: Digest(retired.digest()),
+            schedule,
+        }
+    }
+}
+
 /// The parameters every node of a network must share.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetworkParams {
@@ -102,6 +149,9 @@ pub struct NetworkParams {
     /// The WebAuthn relying party and rules of the `presence` family.
     #[serde(default)]
     pub presence: PresencePolicy,
+    /// The agent class's narrative corpus and set schedule.
+    #[serde(default)]
+    pub narrative: NarrativeParams,
 }
 
 /// A parameter that is missing or out of range.
@@ -233,6 +283,10 @@ impl NetworkParams {
                 format!("must be in 0..={}", crate::register_pow::MAX_BITS),
             ));
         }
+        self.narrative
+            .schedule
+            .check()
+            .map_err(|m| bad("narrative.sets_per_window", m))?;
         let l = &self.lifecycle;
         if !(1 <= l.lapsed_after
             && l.lapsed_after <= l.suspended_after
@@ -291,6 +345,12 @@ mod tests {
             r.digest(),
             "members agree on the registration cost"
         );
+        let mut n = p.clone();
+        n.narrative.corpus_root = Digest([1; 32]);
+        assert_ne!(p.digest(), n.digest(), "members agree on the corpus");
+        let mut m = p.clone();
+        m.narrative.schedule.start_window += 1;
+        assert_ne!(p.digest(), m.digest(), "and on its schedule");
         assert_eq!(p.digest(), p.clone().digest());
     }
 
@@ -331,6 +391,10 @@ mod tests {
             (
                 "registration_pow_bits",
                 Box::new(|p| p.registration_pow_bits = 33),
+            ),
+            (
+                "narrative.sets_per_window",
+                Box::new(|p| p.narrative.schedule.sets_per_window = 0),
             ),
         ];
         for (field, mutate) in cases {

@@ -34,6 +34,16 @@ impl RetiredSets {
     pub fn contains(&self, id: &str) -> bool {
         self.0.contains(id)
     }
+
+    /// A digest of the list (what network parameters commit to: the schedule depends on it).
+    pub fn digest(&self) -> [u8; 32] {
+        let mut h = blake3::Hasher::new_derive_key("hco retired narrative sets v1");
+        for id in &self.0 {
+            h.update(&(id.len() as u64).to_le_bytes())
+                .update(id.as_bytes());
+        }
+        *h.finalize().as_bytes()
+    }
 }
 
 /// The set and questions a session uses: everything the verifier must remember.
