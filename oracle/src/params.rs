@@ -180,6 +180,15 @@ impl NetworkParams {
         ))
     }
 
+    /// The digest a node's ledger is bound to: [`NetworkParams::digest`] without the narrative
+    /// corpus and schedule, which operators extend over a network's life (the ledger's record
+    /// of used sets keeps a changed schedule from showing a set twice).
+    pub fn ledger_digest(&self) -> Digest {
+        let mut bound = self.clone();
+        bound.narrative = NarrativeParams::default();
+        bound.digest()
+    }
+
     /// The enabled family of that name.
     pub fn family(&self, name: &str) -> Option<&FamilyConfig> {
         self.families.iter().find(|f| f.name == name)
@@ -352,6 +361,12 @@ mod tests {
         m.narrative.schedule.start_window += 1;
         assert_ne!(p.digest(), m.digest(), "and on its schedule");
         assert_eq!(p.digest(), p.clone().digest());
+        assert_eq!(
+            p.ledger_digest(),
+            n.ledger_digest(),
+            "a ledger outlives a corpus change"
+        );
+        assert_ne!(p.ledger_digest(), q.ledger_digest());
     }
 
     #[test]
