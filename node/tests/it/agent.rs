@@ -281,7 +281,7 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     // Served: the operator's corpus, in the admission game's rounds, one set per window. The
     // windows are long enough that the test runs in window 0, where the schedule starts.
     let node = Single::start(&format!(
-        "[network]\nwindow = \"1000d\"\n[network.narrative]\nreuse = false\n\
+        "[network]\nwindow = \"36500d\"\n[network.narrative]\nreuse = false\n\
          [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
         corpus.path().display()
     ));
