@@ -363,6 +363,15 @@ pub trait Family: Send + Sync + 'static {
     /// Generates a prompt and its answer key from a seed.
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated;
 
+    /// Generates the challenge of `seed` for window `t`: what the oracle's issue, verify and
+    /// audit paths call. A family whose material is rationed per window (`narrative_chain`
+    /// draws from the window's slice of its set schedule) overrides it and returns `None` when
+    /// it has nothing to issue in that window; the others generate as [`Family::generate`].
+    fn generate_in_window(&self, seed: &Seed, params: &FamilyParams, t: u64) -> Option<Generated> {
+        let _ = t;
+        Some(self.generate(seed, params))
+    }
+
     /// Checks an answer against the key. Must not panic on any input.
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject>;
 

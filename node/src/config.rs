@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
+use hco_challenges::narrative::ScheduleParams;
 use hco_oracle::{ClassPolicies, FamilyConfig, LifecycleParams, NetworkParams, NodeId, SlotMode};
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +56,10 @@ pub struct AgentSection {
     /// its narratives): true for development; production sets false, and the node then refuses
     /// to start without a private `corpus_dir`.
     pub allow_starter_corpus: bool,
+    /// Warn when the narrative set schedule has fewer fresh windows left than this much time
+    /// (`[network.narrative]`; a week by default).
+    #[serde(with = "humantime_serde")]
+    pub warn_corpus_remaining: Duration,
 }
 
 impl Default for AgentSection {
@@ -69,6 +74,7 @@ impl Default for AgentSection {
             corpus_dir: None,
             retired_sets: None,
             allow_starter_corpus: true,
+            warn_corpus_remaining: Duration::from_secs(7 * 24 * 3600),
         }
     }
 }
@@ -320,6 +326,10 @@ pub struct NetworkSection {
     /// `allow_zero_counter`; `attestation_ca_files` names PEM files read into
     /// `attestation_ca_pem` when the file is loaded).
     pub presence: hco_challenges::presence::PresencePolicy,
+    /// `[network.narrative]`: which narrative sets each window uses (`start_window`,
+    /// `sets_per_window`, `reuse`); see docs/operator.md. `reuse` (the default, for development)
+    /// is refused on any corpus but the public starter corpus.
+    pub narrative: ScheduleParams,
 }
 
 impl Default for NetworkSection {
@@ -352,6 +362,10 @@ impl Default for NetworkSection {
             max_clock_skew: Duration::from_secs(30),
             registration_pow_bits: 0,
             presence: Default::default(),
+            narrative: ScheduleParams {
+                reuse: true,
+                ..ScheduleParams::default()
+            },
         }
     }
 }
@@ -489,6 +503,12 @@ impl NetworkSection {
             max_clock_skew_ms: ms(self.max_clock_skew),
             registration_pow_bits: self.registration_pow_bits,
             presence: self.presence.clone(),
+            // The corpus root and retirement digest are filled in by the node once it has
+            // loaded its corpus (`AgentCorpus::narrative_params`).
+            narrative: hco_oracle::NarrativeParams {
+                schedule: self.narrative,
+                ..Default::default()
+            },
         };
         if !params.committee.contains(&me) {
             bail!(

@@ -85,6 +85,9 @@ pub struct Metrics {
     pub evidence: Family<EvidenceLabel, Counter>,
     /// Identities removed because they were never active.
     pub identities_pruned: Counter,
+    /// Windows from the current one on that still have fresh narrative sets (-1: the schedule
+    /// reuses the public starter corpus, no limit).
+    pub narrative_windows_remaining: Gauge,
     /// The configured families: the only `family` label values besides `none` and `other`.
     families: RwLock<Vec<String>>,
 }
@@ -111,6 +114,7 @@ impl Metrics {
             audit_findings: Counter::default(),
             evidence: Family::default(),
             identities_pruned: Counter::default(),
+            narrative_windows_remaining: Gauge::default(),
             families: RwLock::new(Vec::new()),
         };
         let r = registry.sub_registry_with_prefix("hco");
@@ -180,6 +184,11 @@ impl Metrics {
             "identities_pruned",
             "Identities removed because they were never active",
             m.identities_pruned.clone(),
+        );
+        r.register(
+            "narrative_windows_remaining",
+            "Windows from the current one on with fresh narrative sets (-1: no limit, the public starter corpus reused)",
+            m.narrative_windows_remaining.clone(),
         );
         m
     }

@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hco_challenges::Registry;
-use hco_oracle::admission_game::{AdmissionGame, GameParams};
+use hco_oracle::admission_game::{AdmissionGame, GameParams, WindowSets};
 use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
 use serde_json::json;
 
 use crate::config::Config;
 use crate::corpus::operator::AgentCorpus;
+use crate::corpus::schedule::SetsWatch;
 use crate::driver::{self, DriverOptions};
 use crate::http::{self, AppState};
 use crate::idle;
@@ -30,9 +31,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         keyfile::generate(&config.node.key_file, KeyKind::NodeKey, false)?
     };
     let me = NodeId(key.verifying_key().to_bytes());
-    let params = config.network.params(me)?;
-    // The agent class's corpus: the per-window family and the admission game both draw from it.
+    let mut params = config.network.params(me)?;
+    // The agent class's corpus: the per-window family and the admission game both draw from it,
+    // and the network parameters commit to it.
     let agent_corpus = Arc::new(AgentCorpus::load(&config)?);
+    params.narrative = agent_corpus.narrative_params();
     let mut registry = Registry::builtin();
     registry.insert(agent_corpus.family());
     params.validate(&registry)?;
@@ -42,12 +45,24 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             config.node.data_dir.display()
         )
     })?;
-    let ledger = Ledger::open(&config.node.data_dir, params.digest()).with_context(|| {
-        format!(
-            "cannot open the ledger in {}",
-            config.node.data_dir.display()
-        )
-    })?;
+    let ledger =
+        Ledger::open(&config.node.data_dir, params.ledger_digest()).with_context(|| {
+            format!(
+                "cannot open the ledger in {}",
+                config.node.data_dir.display()
+            )
+        })?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let sets = Arc::new(SetsWatch::new(
+        agent_corpus.schedule.clone(),
+        agent_corpus.in_use,
+        config.agent.warn_corpus_remaining,
+        params.window_ms,
+    ));
+    let t = params.window_at(clock.now()).unwrap_or(0);
+    sets.check(&ledger, t)?;
+    sets.record(&ledger, t)?;
+    sets.log(t);
     let oracle = Arc::new(Oracle::new(params.clone(), registry, key.clone(), ledger)?);
 
     let mut prometheus = prometheus_client::registry::Registry::default();
@@ -63,7 +78,6 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             .collect(),
         metrics.clone(),
     )?;
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let node = Node::start(oracle, net, metrics, clock);
     let supervisor = node.supervisor.clone();
     let shutdown = supervisor.shutdown();
@@ -110,6 +124,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         driver::run(node.clone(), options, shutdown.clone()),
     );
     supervisor.spawn_critical(
+        "narrative sets",
+        crate::corpus::schedule::run(node.clone(), sets, shutdown.clone()),
+    );
+    supervisor.spawn_critical(
         "identity pruning",
         idle::run(
             node.clone(),
@@ -125,7 +143,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     });
 
     let game = if config.agent.enabled {
-        Some(Arc::new(admission_game(&config, &key, &agent_corpus)))
+        Some(Arc::new(admission_game(
+            &config,
+            &key,
+            &agent_corpus,
+            &params,
+        )))
     } else {
         None
     };
@@ -161,6 +184,7 @@ fn admission_game(
     config: &Config,
     key: &ed25519_dalek::SigningKey,
     corpus: &AgentCorpus,
+    network: &hco_oracle::NetworkParams,
 ) -> AdmissionGame {
     let a = &config.agent;
     let params = GameParams {
@@ -174,7 +198,11 @@ fn admission_game(
         params,
         key.clone(),
         (*corpus.corpus).clone(),
-        corpus.retired.clone(),
+        WindowSets {
+            schedule: corpus.schedule.clone(),
+            genesis_ms: network.genesis_ms,
+            window_ms: network.window_ms,
+        },
     )
 }
 

@@ -5,13 +5,17 @@
 //! answer goes to an endpoint token revealed only in the previous reply. The first failure ends
 //! the session; a session completes at most once, ending in a signed [`AdmissionCredential`].
 //!
+//! A session draws its set from the current window's slice of the set schedule
+//! ([`WindowSets`]), as the per-window `narrative_chain` family does, so the game never shows
+//! a set that another window used; past the schedule's end it refuses with `corpus_exhausted`.
+//!
 //! `now` and the RTT are parameters: nothing here reads a clock or a socket.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::narrative::{Corpus, RetiredSets, SessionPlan};
+use hco_challenges::narrative::{Corpus, SessionPlan, SetSchedule};
 use hco_challenges::{Reject, Seed};
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +93,12 @@ pub enum GameError {
     /// No narrative set is available (all retired).
     #[error("no narrative set is available")]
     NoCorpus,
+    /// The set schedule gives the current window no set (it has run out, or not begun).
+    #[error("no fresh narrative set is scheduled for window {t}; retry in a later window")]
+    CorpusExhausted {
+        /// The current window.
+        t: u64,
+    },
 }
 
 impl GameError {
@@ -101,6 +111,7 @@ impl GameError {
         "round_expired",
         "overloaded",
         "no_corpus",
+        "corpus_exhausted",
     ];
 
     /// The stable snake_case code.
@@ -115,6 +126,7 @@ impl GameError {
             GameError::Overloaded => "overloaded",
             GameError::TooManySessions { .. } => "too_many_sessions",
             GameError::NoCorpus => "no_corpus",
+            GameError::CorpusExhausted { .. } => "corpus_exhausted",
         }
     }
 }
@@ -161,6 +173,30 @@ struct Session {
     closed: bool,
 }
 
+/// Which sets the game may draw at a time: the network's set schedule and its windows.
+#[derive(Debug, Clone)]
+pub struct WindowSets {
+    /// The set schedule (the same the `narrative_chain` family follows).
+    pub schedule: SetSchedule,
+    /// Start of window 0.
+    pub genesis_ms: Timestamp,
+    /// Window length.
+    pub window_ms: u64,
+}
+
+impl WindowSets {
+    /// The slice of the window holding `now`.
+    fn slice_at(&self, now: Timestamp) -> Result<&[String], GameError> {
+        let t = now.saturating_sub(self.genesis_ms) / self.window_ms.max(1);
+        if now < self.genesis_ms {
+            return Err(GameError::CorpusExhausted { t });
+        }
+        self.schedule
+            .slice(t)
+            .ok_or(GameError::CorpusExhausted { t })
+    }
+}
+
 /// Who started a session, as the gateway tells clients apart (an address or its prefix).
 pub type ClientKey = [u8; 16];
 
@@ -170,20 +206,20 @@ pub struct AdmissionGame {
     key: SigningKey,
     secret: [u8; 32],
     corpus: Corpus,
-    retired: RetiredSets,
+    sets: WindowSets,
     sessions: Mutex<(u64, HashMap<Digest, Session>)>,
 }
 
 impl AdmissionGame {
-    /// A game run by the node with `key` over `corpus`.
-    pub fn new(params: GameParams, key: SigningKey, corpus: Corpus, retired: RetiredSets) -> Self {
+    /// A game run by the node with `key` over `corpus`, drawing sets by `sets`.
+    pub fn new(params: GameParams, key: SigningKey, corpus: Corpus, sets: WindowSets) -> Self {
         let secret = blake3::derive_key("hco admission game secret v1", key.as_bytes());
         Self {
             params,
             key,
             secret,
             corpus,
-            retired,
+            sets,
             sessions: Mutex::new((0, HashMap::new())),
         }
     }
@@ -259,9 +295,10 @@ impl AdmissionGame {
             &counter.to_be_bytes(),
             nonce,
         ]);
+        let slice = self.sets.slice_at(now)?;
         let plan = self
             .corpus
-            .sample_session(&Seed(self.keyed(&[b"plan", &id.0]).0), &self.retired)
+            .sample_from(&Seed(self.keyed(&[b"plan", &id.0]).0), slice)
             .ok_or(GameError::NoCorpus)?;
         let session = Session {
             plan,
@@ -369,151 +406,4 @@ impl AdmissionGame {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn game() -> AdmissionGame {
-        AdmissionGame::new(
-            GameParams::default(),
-            crate::testing::key(1),
-            Corpus::embedded().clone(),
-            RetiredSets::default(),
-        )
-    }
-
-    fn play_round(g: &AdmissionGame, v: &RoundView, now: Timestamp) -> Result<Step, GameError> {
-        let key = g.answer_key(&v.session).unwrap();
-        g.answer(&v.session, &v.token, key[0].as_bytes(), 0, now)
-    }
-
-    #[test]
-    fn a_full_session_admits_once() {
-        let g = game();
-        let r1 = g.start(None, b"n", 1_000).unwrap();
-        let Step::Next(r2) = play_round(&g, &r1, 2_000).unwrap() else {
-            panic!()
-        };
-        assert_eq!(r2.round, 2);
-        assert_ne!(r2.token, r1.token);
-        let Step::Next(r3) = play_round(&g, &r2, 3_000).unwrap() else {
-            panic!()
-        };
-        let Step::Admitted(cred) = g
-            .answer(
-                &r3.session,
-                &r3.token,
-                g.answer_key(&r3.session).unwrap()[0].as_bytes(),
-                0,
-                4_000,
-            )
-            .unwrap()
-        else {
-            panic!()
-        };
-        assert_eq!(cred.admission.round_ms, [1_000, 1_000, 1_000]);
-        cred.verify(
-            Some(&crate::testing::node_id(&crate::testing::key(1))),
-            5_000,
-        )
-        .unwrap();
-        // Completed once: replaying the last round is refused.
-        assert_eq!(
-            g.answer(&r3.session, &r3.token, b"x", 0, 4_100)
-                .unwrap_err()
-                .code(),
-            "session_closed"
-        );
-    }
-
-    #[test]
-    fn one_client_cannot_fill_the_session_table() {
-        let g = AdmissionGame::new(
-            GameParams {
-                max_sessions_per_client: 2,
-                ..GameParams::default()
-            },
-            crate::testing::key(1),
-            Corpus::embedded().clone(),
-            RetiredSets::default(),
-        );
-        let (a, b) = ([1; 16], [2; 16]);
-        let first = g.start_from(Some(a), None, b"1", 0).unwrap();
-        g.start_from(Some(a), None, b"2", 0).unwrap();
-        assert_eq!(
-            g.start_from(Some(a), None, b"3", 0).unwrap_err(),
-            GameError::TooManySessions { limit: 2 }
-        );
-        assert_eq!(
-            GameError::TooManySessions { limit: 2 }.code(),
-            "too_many_sessions"
-        );
-        // Another client is still served; a refused start left no session behind.
-        g.start_from(Some(b), None, b"4", 0).unwrap();
-        assert_eq!(g.sessions.lock().unwrap().1.len(), 3);
-        // A session that ends frees its place, and so does one that expires.
-        assert!(
-            g.answer(&first.session, &first.token, b"surely wrong", 0, 10)
-                .is_err()
-        );
-        g.start_from(Some(a), None, b"5", 20).unwrap();
-        assert!(g.start_from(Some(a), None, b"6", 30).is_err());
-        g.start_from(Some(a), None, b"7", 200_000).unwrap();
-    }
-
-    #[test]
-    fn failures_end_the_session_with_codes() {
-        let g = game();
-        let r1 = g.start(None, b"a", 0).unwrap();
-        // Late: beyond τ even after subtracting the RTT.
-        assert_eq!(
-            play_round(&g, &r1, 20_000).unwrap_err().code(),
-            "round_expired"
-        );
-        assert_eq!(
-            play_round(&g, &r1, 20_001).unwrap_err().code(),
-            "session_closed"
-        );
-        // The RTT is subtracted.
-        let r1 = g.start(None, b"b", 0).unwrap();
-        let key = g.answer_key(&r1.session).unwrap();
-        assert!(
-            g.answer(&r1.session, &r1.token, key[0].as_bytes(), 6_000, 20_000)
-                .is_ok()
-        );
-        // Wrong answer in round 2; skipped endpoint; unknown session; timeout.
-        let r1 = g.start(None, b"c", 0).unwrap();
-        let Step::Next(r2) = play_round(&g, &r1, 100).unwrap() else {
-            panic!()
-        };
-        assert_eq!(
-            g.answer(&r2.session, &r1.token, b"x", 0, 200)
-                .unwrap_err()
-                .code(),
-            "wrong_endpoint"
-        );
-        assert_eq!(
-            g.answer(&r2.session, &r2.token, b"surely wrong", 0, 200)
-                .unwrap_err()
-                .code(),
-            "answer_mismatch"
-        );
-        assert_eq!(
-            g.answer(&Digest([1; 32]), &r2.token, b"x", 0, 200)
-                .unwrap_err()
-                .code(),
-            "unknown_session"
-        );
-        let r1 = g.start(None, b"d", 0).unwrap();
-        assert_eq!(
-            play_round(&g, &r1, 130_000).unwrap_err().code(),
-            "session_expired"
-        );
-        let r1 = g.start(None, b"e", 0).unwrap();
-        assert_eq!(
-            g.answer(&r1.session, &r1.token, &[0xff, 0xfe], 0, 10)
-                .unwrap_err()
-                .code(),
-            "invalid_answer_format"
-        );
-    }
-}
+mod tests;

@@ -91,7 +91,9 @@ pub use messages::{
     Acceptance, Challenge, ChallengeRequest, Enrolment, MAX_ENROLMENT_LEN, Profile, Register,
     Response, SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest, VERSION,
 };
-pub use params::{FamilyConfig, LifecycleParams, NetworkParams, ParamsError, SlotMode};
+pub use params::{
+    FamilyConfig, LifecycleParams, NarrativeParams, NetworkParams, ParamsError, SlotMode,
+};
 pub use policy::{ClassPolicies, Step, WindowPolicy};
 pub use reason::Reason;
 pub use seal::{BatchSeal, SealedAcceptance, seal_batch};

@@ -5,8 +5,11 @@ use hco_challenges::presence::{self, PresencePolicy};
 use hco_challenges::{FamilyParams, Registry};
 use serde::{Deserialize, Serialize};
 
+pub use self::narrative::NarrativeParams;
 use crate::policy::ClassPolicies;
 use crate::{Digest, NodeId, Profile, Timestamp, codec};
+
+mod narrative;
 
 /// How the challenge requests of a window are confined in time (DESIGN §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,6 +105,9 @@ pub struct NetworkParams {
     /// The WebAuthn relying party and rules of the `presence` family.
     #[serde(default)]
     pub presence: PresencePolicy,
+    /// The agent class's narrative corpus and set schedule.
+    #[serde(default)]
+    pub narrative: NarrativeParams,
 }
 
 /// A parameter that is missing or out of range.
@@ -128,6 +134,15 @@ impl NetworkParams {
             "hco network params v1",
             &codec::encode(self),
         ))
+    }
+
+    /// The digest a node's ledger is bound to: [`NetworkParams::digest`] without the narrative
+    /// corpus and schedule, which operators extend over a network's life (the ledger's record
+    /// of used sets keeps a changed schedule from showing a set twice).
+    pub fn ledger_digest(&self) -> Digest {
+        let mut bound = self.clone();
+        bound.narrative = NarrativeParams::default();
+        bound.digest()
     }
 
     /// The enabled family of that name.
@@ -233,6 +248,10 @@ impl NetworkParams {
                 format!("must be in 0..={}", crate::register_pow::MAX_BITS),
             ));
         }
+        self.narrative
+            .schedule
+            .check()
+            .map_err(|m| bad("narrative.sets_per_window", m))?;
         let l = &self.lifecycle;
         if !(1 <= l.lapsed_after
             && l.lapsed_after <= l.suspended_after
@@ -291,7 +310,19 @@ mod tests {
             r.digest(),
             "members agree on the registration cost"
         );
+        let mut n = p.clone();
+        n.narrative.corpus_root = Digest([1; 32]);
+        assert_ne!(p.digest(), n.digest(), "members agree on the corpus");
+        let mut m = p.clone();
+        m.narrative.schedule.start_window += 1;
+        assert_ne!(p.digest(), m.digest(), "and on its schedule");
         assert_eq!(p.digest(), p.clone().digest());
+        assert_eq!(
+            p.ledger_digest(),
+            n.ledger_digest(),
+            "a ledger outlives a corpus change"
+        );
+        assert_ne!(p.ledger_digest(), q.ledger_digest());
     }
 
     #[test]
@@ -331,6 +362,10 @@ mod tests {
             (
                 "registration_pow_bits",
                 Box::new(|p| p.registration_pow_bits = 33),
+            ),
+            (
+                "narrative.sets_per_window",
+                Box::new(|p| p.narrative.schedule.sets_per_window = 0),
             ),
         ];
         for (field, mutate) in cases {

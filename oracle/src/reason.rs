@@ -256,6 +256,17 @@ pub enum Reason {
         /// What the family's configuration gives.
         expected: Timestamp,
     },
+    /// A family with nothing left to issue in the window: `narrative_chain` past the end of
+    /// its set schedule (every set of the corpus served an earlier window) or before its start.
+    #[error(
+        "`{family}` has no fresh narrative set for window {t}: the corpus schedule has run out (or not begun); the operators must extend the corpus (`hco corpus generate`)"
+    )]
+    CorpusExhausted {
+        /// The family.
+        family: String,
+        /// The window.
+        t: u64,
+    },
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -336,6 +347,7 @@ reason_table! {
     Reason::CredentialInUse => "credential_in_use", 409;
     Reason::NoSuchStage { .. } => "no_such_stage", 400;
     Reason::DeadlineMismatch { .. } => "deadline_mismatch", 422;
+    Reason::CorpusExhausted { .. } => "corpus_exhausted", 422;
 }
 
 impl Reason {
@@ -458,6 +470,10 @@ mod tests {
             Reason::DeadlineMismatch {
                 deadline: 1,
                 expected: 2,
+            },
+            Reason::CorpusExhausted {
+                family: "narrative_chain".into(),
+                t: 3,
             },
         ]
     }

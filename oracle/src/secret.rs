@@ -137,19 +137,26 @@ pub fn derive_challenge<'p>(
     if config.name != family {
         return Err(Reason::UnknownFamily(family.into()));
     }
-    Ok((config, generate(registry, config, &seed)?))
+    Ok((config, generate(registry, config, &seed, t)?))
 }
 
-/// Generates the challenge of `seed` in the family of `config`.
+/// Generates the challenge of `seed` in window `t` in the family of `config`;
+/// `corpus_exhausted` when the family has nothing to issue in that window.
 pub fn generate(
     registry: &Registry,
     config: &FamilyConfig,
     seed: &Seed,
+    t: u64,
 ) -> Result<Generated, Reason> {
     let family = registry
         .get(&config.name)
         .ok_or_else(|| Reason::UnknownFamily(config.name.clone()))?;
-    Ok(family.generate(seed, &config.family_params()))
+    family
+        .generate_in_window(seed, &config.family_params(), t)
+        .ok_or_else(|| Reason::CorpusExhausted {
+            family: config.name.clone(),
+            t,
+        })
 }
 
 /// The committee in the order issuers serve `(id, t)`: rendezvous (highest random weight)
@@ -191,6 +198,50 @@ mod tests {
     use hco_challenges::Class;
 
     use super::*;
+
+    #[test]
+    fn a_window_past_the_set_schedule_gets_corpus_exhausted_not_a_reused_set() {
+        use std::sync::Arc;
+
+        use hco_challenges::NarrativeChain;
+        use hco_challenges::narrative::{Corpus, RetiredSets, ScheduleParams};
+
+        let schedule = ScheduleParams {
+            start_window: 2,
+            sets_per_window: 1,
+            reuse: false,
+        };
+        let family = NarrativeChain::new(
+            Arc::new(Corpus::embedded().clone()),
+            RetiredSets::default(),
+            schedule,
+        );
+        let end = family.schedule().end_window();
+        let mut registry = Registry::builtin();
+        registry.insert(family);
+        let config = crate::FamilyConfig {
+            name: "narrative_chain".into(),
+            deadline_ms: 45_000,
+            difficulty: 3,
+            min_solve_ms: 0,
+        };
+        let seed = Seed([5; 32]);
+        let mut prompts = std::collections::BTreeSet::new();
+        for t in 2..end {
+            let g = generate(&registry, &config, &seed, t).unwrap();
+            assert!(prompts.insert(g.prompt.text), "window {t} repeats a set");
+        }
+        for t in [0, 1, end, end + 7] {
+            let err = generate(&registry, &config, &seed, t).unwrap_err();
+            assert_eq!(err.code(), "corpus_exhausted", "window {t}");
+        }
+        // Families without a schedule generate in any window.
+        let pow = crate::FamilyConfig {
+            name: "proof_of_work".into(),
+            ..config
+        };
+        assert!(generate(&registry, &pow, &seed, end + 7).is_ok());
+    }
 
     #[test]
     fn drawn_challenges_of_a_window_do_not_repeat_a_family() {

@@ -60,5 +60,6 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
         max_clock_skew_ms: 30_000,
         registration_pow_bits: 0,
         presence: Default::default(),
+        narrative: crate::params::NarrativeParams::embedded(),
     }
 }

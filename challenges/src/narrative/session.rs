@@ -34,6 +34,16 @@ impl RetiredSets {
     pub fn contains(&self, id: &str) -> bool {
         self.0.contains(id)
     }
+
+    /// A digest of the list (what network parameters commit to: the schedule depends on it).
+    pub fn digest(&self) -> [u8; 32] {
+        let mut h = blake3::Hasher::new_derive_key("hco retired narrative sets v1");
+        for id in &self.0 {
+            h.update(&(id.len() as u64).to_le_bytes())
+                .update(id.as_bytes());
+        }
+        *h.finalize().as_bytes()
+    }
 }
 
 /// The set and questions a session uses: everything the verifier must remember.
@@ -103,9 +113,16 @@ impl Corpus {
     /// alone (so an auditor with the same corpus and retirement list draws the same).
     /// `None` when every set is retired.
     pub fn sample_session(&self, seed: &Seed, retired: &RetiredSets) -> Option<SessionPlan> {
-        let active: Vec<&NarrativeSet> = self.active_sets(retired).collect();
+        let active: Vec<&str> = self.active_sets(retired).map(|s| s.id.as_str()).collect();
+        self.sample_from(seed, &active)
+    }
+
+    /// Draws a set uniformly among `ids` (a window's slice of the schedule) and one question
+    /// per part, from the seed alone. `None` when `ids` names no set of the corpus.
+    pub fn sample_from<S: AsRef<str>>(&self, seed: &Seed, ids: &[S]) -> Option<SessionPlan> {
         let mut s = seed.derive("narrative session").stream();
-        let set = active.get(s.below(active.len().max(1) as u64) as usize)?;
+        let id = ids.get(s.below(ids.len().max(1) as u64) as usize)?;
+        let set = self.get(id.as_ref())?;
         let mut questions = [0usize; 3];
         for (q, part) in questions.iter_mut().zip(&set.parts) {
             *q = s.below(part.questions.len().max(1) as u64) as usize;

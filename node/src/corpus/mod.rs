@@ -5,6 +5,7 @@
 //! the paper's human timing model over a corpus beside the node's budgets.
 
 pub mod operator;
+pub mod schedule;
 pub mod timing;
 
 use std::path::Path;

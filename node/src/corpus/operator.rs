@@ -6,12 +6,17 @@
 //! questions by lookup. A node whose configuration sets `allow_starter_corpus = false` (as
 //! `configs/prod.toml` does) refuses to start an agent class on a corpus that holds any of the
 //! starter's narratives, and says how to make a private one.
+//!
+//! Sets are handed to windows by the network's set schedule (`[network.narrative]`, see
+//! [`hco_challenges::narrative::SetSchedule`]). Its `reuse` (starting the schedule over) is
+//! refused unless every set is public already: a private corpus never shows a set twice.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use hco_challenges::narrative::{Corpus, NarrativeChain, RetiredSets};
+use hco_challenges::narrative::{Corpus, NarrativeChain, RetiredSets, ScheduleParams, SetSchedule};
+use hco_oracle::NarrativeParams;
 use serde_json::{Value, json};
 
 use crate::config::Config;
@@ -31,6 +36,8 @@ pub struct AgentCorpus {
     /// Whether the agent class runs at all (the admission game, or `narrative_chain` among the
     /// network's families).
     pub in_use: bool,
+    /// Which sets each window uses.
+    pub schedule: SetSchedule,
 }
 
 impl AgentCorpus {
@@ -56,12 +63,15 @@ impl AgentCorpus {
                 .families
                 .iter()
                 .any(|f| f.name == NARRATIVE_CHAIN);
+        let schedule = SetSchedule::new(&corpus, &retired, config.network.narrative);
         let this = Self {
             public_sets: public_sets(&corpus),
             corpus: Arc::new(corpus),
             retired,
             in_use,
+            schedule,
         };
+        this.check_reuse()?;
         if this.in_use && this.public_sets > 0 {
             let what = match &a.corpus_dir {
                 None => "the public starter corpus compiled into the binary".to_owned(),
@@ -88,19 +98,53 @@ impl AgentCorpus {
         Ok(this)
     }
 
-    /// The per-window family over this corpus.
-    pub fn family(&self) -> NarrativeChain {
-        NarrativeChain::new(self.corpus.clone(), self.retired.clone())
+    /// Refuses `reuse` on a corpus holding any private set: reuse would show its answers in a
+    /// second window.
+    fn check_reuse(&self) -> anyhow::Result<()> {
+        let all_public = self.public_sets == self.corpus.sets().len();
+        if self.in_use && self.params().reuse && !all_public {
+            bail!(
+                "`[network.narrative] reuse = true` would show the sets of this private corpus \
+                 in more than one window, leaking their answers. Set `reuse = false` and \
+                 `start_window` to the first window the agent class runs on this corpus \
+                 (reuse is only for the public starter corpus)"
+            );
+        }
+        Ok(())
     }
 
-    /// What the node's status view says about it.
-    pub fn view(&self) -> Value {
+    fn params(&self) -> &ScheduleParams {
+        self.schedule.params()
+    }
+
+    /// The per-window family over this corpus.
+    pub fn family(&self) -> NarrativeChain {
+        NarrativeChain::new(self.corpus.clone(), self.retired.clone(), *self.params())
+    }
+
+    /// What the network parameters commit to about this corpus.
+    pub fn narrative_params(&self) -> NarrativeParams {
+        NarrativeParams::of(&self.corpus, &self.retired, *self.params())
+    }
+
+    /// What the node's status view says about it in window `t`.
+    pub fn view(&self, t: u64) -> Value {
+        let s = &self.schedule;
         json!({
             "in_use": self.in_use,
             "sets": self.corpus.sets().len(),
             "retired": self.corpus.sets().iter().filter(|s| self.retired.contains(&s.id)).count(),
             "public_sets": self.public_sets,
             "public_answer_key": self.public_sets > 0,
+            "schedule": {
+                "start_window": s.params().start_window,
+                "sets_per_window": s.params().sets_per_window,
+                "reuse": s.params().reuse,
+                "windows": s.windows(),
+                "end_window": (!s.params().reuse).then(|| s.end_window()),
+                "windows_remaining": s.windows_left(t),
+                "sets_this_window": s.slice(t).map_or(0, <[String]>::len),
+            },
         })
     }
 }
@@ -135,6 +179,7 @@ mod tests {
 
     fn config(allow: bool, corpus_dir: Option<std::path::PathBuf>) -> Config {
         let mut c = Config::default();
+        c.network.narrative.reuse = corpus_dir.is_none();
         c.agent.enabled = true;
         c.agent.allow_starter_corpus = allow;
         c.agent.corpus_dir = corpus_dir;
@@ -160,7 +205,14 @@ mod tests {
         );
         let allowed = AgentCorpus::load(&config(true, None)).unwrap();
         assert_eq!(allowed.public_sets, Corpus::embedded().sets().len());
-        assert_eq!(allowed.view()["public_answer_key"], true);
+        let view = allowed.view(3);
+        assert_eq!(view["public_answer_key"], true);
+        assert_eq!(
+            view["schedule"]["reuse"], true,
+            "the starter corpus is reused"
+        );
+        assert_eq!(view["schedule"]["windows_remaining"], Value::Null);
+        assert_eq!(view["schedule"]["sets_this_window"], 1);
     }
 
     #[test]
@@ -171,21 +223,57 @@ mod tests {
         assert!(format!("{refused:#}").contains("are in the public starter corpus"));
     }
 
-    #[test]
-    fn a_private_corpus_is_accepted_and_feeds_the_family() {
-        let dir = tempfile::tempdir().unwrap();
-        for set in Corpus::embedded().sets().iter().take(3) {
+    /// A private corpus of `n` sets in `dir`.
+    fn private_corpus(dir: &std::path::Path, n: usize) {
+        for set in Corpus::embedded().sets().iter().take(n) {
             let mut s = set.clone();
             s.id = format!("private-{}", s.id);
             for p in &mut s.parts {
                 p.narrative = format!("{} (Private edition, revised.)", p.narrative);
             }
             std::fs::write(
-                dir.path().join(format!("{}.json", s.id)),
+                dir.join(format!("{}.json", s.id)),
                 serde_json::to_string(&s).unwrap(),
             )
             .unwrap();
         }
+    }
+
+    #[test]
+    fn a_private_corpus_is_never_reused_and_its_schedule_is_in_the_status() {
+        let dir = tempfile::tempdir().unwrap();
+        private_corpus(dir.path(), 6);
+        let mut c = config(false, Some(dir.path().into()));
+        c.network.narrative.reuse = true;
+        let refused = AgentCorpus::load(&c).unwrap_err();
+        assert!(
+            format!("{refused:#}").contains("reuse = false"),
+            "{refused:#}"
+        );
+        c.network.narrative = ScheduleParams {
+            start_window: 10,
+            sets_per_window: 2,
+            reuse: false,
+        };
+        let loaded = AgentCorpus::load(&c).unwrap();
+        let view = loaded.view(11);
+        assert_eq!(view["schedule"]["windows"], 3);
+        assert_eq!(view["schedule"]["end_window"], 13);
+        assert_eq!(view["schedule"]["windows_remaining"], 2);
+        assert_eq!(view["schedule"]["sets_this_window"], 2);
+        assert_eq!(loaded.view(13)["schedule"]["sets_this_window"], 0);
+        // The parameters commit to the corpus: another corpus gives another digest.
+        let other = AgentCorpus::load(&config(true, None)).unwrap();
+        assert_ne!(
+            loaded.narrative_params().corpus_root,
+            other.narrative_params().corpus_root
+        );
+    }
+
+    #[test]
+    fn a_private_corpus_is_accepted_and_feeds_the_family() {
+        let dir = tempfile::tempdir().unwrap();
+        private_corpus(dir.path(), 3);
         let loaded = AgentCorpus::load(&config(false, Some(dir.path().into()))).unwrap();
         assert_eq!(loaded.public_sets, 0);
         assert_eq!(loaded.family().corpus().sets().len(), 3);

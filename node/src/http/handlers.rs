@@ -277,7 +277,7 @@ pub async fn current_window(
         },
         "identity": identity,
         "presence": presence_view(&p),
-        "agent_corpus": state.agent_corpus.view(),
+        "agent_corpus": state.agent_corpus.view(t),
         "params_digest": p.digest(),
     })))
 }

@@ -257,11 +257,32 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("hco corpus generate"), "{stderr}");
 
-    // Served: the operator's corpus, in the admission game's rounds.
+    // Refused: a private corpus under the development default `reuse = true`.
     let corpus = tempfile::tempdir().unwrap();
     private_corpus(corpus.path());
+    std::fs::write(
+        &config,
+        format!(
+            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
+             [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+            corpus.path().display()
+        ),
+    )
+    .unwrap();
+    let out = hco()
+        .args(["node", "run", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("reuse = false"), "{stderr}");
+
+    // Served: the operator's corpus, in the admission game's rounds, one set per window. The
+    // windows are long enough that the test runs in window 0, where the schedule starts.
     let node = Single::start(&format!(
-        "[agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+        "[network]\nwindow = \"36500d\"\n[network.narrative]\nreuse = false\n\
+         [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
         corpus.path().display()
     ));
     for _ in 0..3 {
@@ -274,9 +295,20 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     }
     let view = get(&node.url, "/v1/windows/current").unwrap();
     assert_eq!(view["agent_corpus"]["public_answer_key"], false, "{view}");
+    let sets = Corpus::embedded().sets().len();
+    assert_eq!(view["agent_corpus"]["sets"], sets);
+    // Window 0 uses the first of `sets` windows of fresh sets; every session shows its set.
+    let schedule = &view["agent_corpus"]["schedule"];
+    assert_eq!(view["t"], 0, "{view}");
+    assert_eq!(schedule["windows_remaining"], sets, "{view}");
+    assert_eq!(schedule["sets_this_window"], 1, "{view}");
+    let narratives: std::collections::BTreeSet<String> = (0..4)
+        .map(|_| start(&node)["narrative"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(narratives.len(), 1, "one set this window: {narratives:?}");
     assert_eq!(
-        view["agent_corpus"]["sets"],
-        Corpus::embedded().sets().len()
+        crate::support::metric(&node.url, "hco_narrative_windows_remaining"),
+        sets as f64
     );
 }
 

@@ -64,17 +64,7 @@ fn node_address(node: &Single) -> (Multiaddr, PeerId) {
 }
 
 fn metric(node: &Single, name: &str) -> f64 {
-    let text = crate::support::agent()
-        .get(&format!("{}/metrics", node.url))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    text.lines()
-        .filter(|l| l.starts_with(name))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
+    crate::support::metric(&node.url, name)
 }
 
 /// Runs the swarm until `done` says so or the time runs out; returns whether it finished.

@@ -155,6 +155,21 @@ pub fn get(base: &str, path: &str) -> Option<Value> {
     r.body_mut().read_json().ok()
 }
 
+/// The sum of a node's Prometheus series named `name` (every label set).
+pub fn metric(base: &str, name: &str) -> f64 {
+    let text = agent()
+        .get(&format!("{base}/metrics"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    text.lines()
+        .filter(|l| l.starts_with(name))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 /// POST returning the status and the JSON body (status 0 when the node cannot be reached).
 pub fn post(base: &str, path: &str, body: &impl serde::Serialize) -> (u16, Value) {
     match agent().post(&format!("{base}{path}")).send_json(body) {

@@ -15,6 +15,7 @@
 //! | `reveals` | `t ‖ node` | [`SignedReveal`] |
 //! | `evidence` | `t ‖ node ‖ digest` | [`crate::Evidence`] against that member in window `t` |
 //! | `excluded` | `t` | the members whose acceptances of `t` were left out when `t` was summarized |
+//! | `narrative_sets` | set id | the window that first used the narrative set (never pruned) |
 //!
 //! A window's active set is derived from `accepted` by one range scan (identities whose accepted
 //! challenges cover every step of their class's policy), so there is no second tree to keep
@@ -25,6 +26,7 @@ mod evidence;
 mod group_commit;
 mod idle;
 pub mod keys;
+mod narrative;
 mod sequence;
 
 use std::path::Path;
@@ -37,6 +39,7 @@ use crate::{
     SignedReveal, SignedSummary, Timestamp, WindowCertificate, codec,
 };
 pub use group_commit::GroupCommit;
+pub use narrative::MAX_SET_ID_LEN;
 pub use sequence::AnsweredRecord;
 
 /// A storage failure (not a rejection).
@@ -129,6 +132,7 @@ pub struct Ledger {
     reveals: sled::Tree,
     evidence: sled::Tree,
     excluded: sled::Tree,
+    narrative_sets: sled::Tree,
     commit: GroupCommit,
 }
 
@@ -202,6 +206,7 @@ impl Ledger {
             reveals: db.open_tree("reveals")?,
             evidence: db.open_tree("evidence")?,
             excluded: db.open_tree("excluded")?,
+            narrative_sets: db.open_tree("narrative_sets")?,
             db,
             commit: GroupCommit::default(),
         })

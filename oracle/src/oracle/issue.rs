@@ -99,7 +99,7 @@ impl Oracle {
         }
         let generated =
             match draw_family(&self.params, &self.registry, profile, step, &w_t, &id, t, j)
-                .and_then(|config| Ok((config, generate(&self.registry, config, &seed)?)))
+                .and_then(|config| Ok((config, generate(&self.registry, config, &seed, t)?)))
             {
                 Ok(drawn) => drawn,
                 Err(reason) => return Ok(Err(reason)),

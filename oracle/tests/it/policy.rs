@@ -490,6 +490,7 @@ fn prod_like(node_key: &SigningKey, human_steps: &[&str]) -> NetworkParams {
         max_clock_skew_ms: 30_000,
         registration_pow_bits: 0,
         presence: prod_presence(AttestationMode::Strict),
+        narrative: hco_oracle::NarrativeParams::embedded(),
     }
 }
 

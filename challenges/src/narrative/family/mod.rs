@@ -1,7 +1,12 @@
 //! `narrative_chain`: the aCAPTCHA narrative chain as a single-round family for agent-class
 //! identities in the per-window machinery, with τ as its deadline.
 //!
-//! The seed selects a set and one question per part (as a three-round session would). The
+//! In window `t` ([`Family::generate_in_window`], what the oracle calls) the seed selects one
+//! set of the window's slice of the [`SetSchedule`], so no set serves two windows; a window
+//! with no slice (before the schedule's start, or past its end) has nothing to issue.
+//! [`Family::generate`], outside any window (benchmarks, attack tools), draws among every
+//! non-retired set. The seed also selects one question per part (as a three-round session
+//! would). The
 //! prompt shows the parts in order, each narrative followed by its question; later parts refer
 //! back to earlier ones without naming their answers. The answer is a JSON array with one string
 //! per part, in order: `["PFK1", "amber", "3"]`. Each string is matched against the question's
@@ -13,8 +18,8 @@
 
 use std::sync::Arc;
 
-use super::session::{MAX_ROUND_ANSWER_LEN, RetiredSets};
-use super::{Corpus, baselines};
+use super::session::{MAX_ROUND_ANSWER_LEN, RetiredSets, SessionPlan};
+use super::{Corpus, ScheduleParams, SetSchedule, baselines};
 use crate::normalize::normalize_answer;
 use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed};
 
@@ -24,31 +29,87 @@ pub const ROUNDS: std::ops::RangeInclusive<u32> = 1..=3;
 /// Largest answer accepted, in bytes.
 pub const MAX_CHAIN_ANSWER_LEN: usize = 1024;
 
-/// The narrative chain family over a corpus and a retirement list.
+/// The narrative chain family over a corpus, a retirement list and a set schedule.
 #[derive(Debug, Clone)]
 pub struct NarrativeChain {
     corpus: Arc<Corpus>,
     retired: Arc<RetiredSets>,
+    schedule: Arc<SetSchedule>,
 }
 
 impl NarrativeChain {
-    /// A family over a corpus, excluding retired sets. The corpus root and the retirement list
-    /// are part of what a network must agree on for audits to replay.
-    pub fn new(corpus: Arc<Corpus>, retired: RetiredSets) -> Self {
+    /// A family over a corpus, excluding retired sets, handing out sets by `schedule`. The
+    /// corpus root, the retirement list and the schedule are part of what a network must agree
+    /// on for audits to replay.
+    pub fn new(corpus: Arc<Corpus>, retired: RetiredSets, schedule: ScheduleParams) -> Self {
         Self {
+            schedule: Arc::new(SetSchedule::new(&corpus, &retired, schedule)),
             corpus,
             retired: Arc::new(retired),
         }
     }
 
-    /// The family over the compiled-in starter corpus, nothing retired.
+    /// The family over the compiled-in starter corpus, nothing retired, one set per window
+    /// from window 0 and round again: the starter corpus is public, so reusing it leaks nothing
+    /// more.
     pub fn embedded() -> Self {
-        Self::new(Arc::new(Corpus::embedded().clone()), RetiredSets::default())
+        let schedule = ScheduleParams {
+            reuse: true,
+            ..ScheduleParams::default()
+        };
+        Self::new(
+            Arc::new(Corpus::embedded().clone()),
+            RetiredSets::default(),
+            schedule,
+        )
     }
 
     /// The corpus this family draws from.
     pub fn corpus(&self) -> &Corpus {
         &self.corpus
+    }
+
+    /// The schedule handing sets to windows.
+    pub fn schedule(&self) -> &SetSchedule {
+        &self.schedule
+    }
+
+    fn build(&self, plan: Option<SessionPlan>, params: &FamilyParams) -> Generated {
+        let rounds = params.difficulty.clamp(*ROUNDS.start(), *ROUNDS.end()) as usize;
+        let mut text = String::from(HEADER);
+        let mut key: Vec<Vec<String>> = Vec::with_capacity(rounds);
+        let mut domain = "";
+        for i in 0..rounds {
+            let Some(round) = plan.as_ref().and_then(|p| self.corpus.round(p, i)) else {
+                break;
+            };
+            domain = round.domain;
+            text.push_str(&format!(
+                "\n\n=== Part {} ===\n{}\n\nQuestion {}: {}",
+                i + 1,
+                round.narrative,
+                i + 1,
+                round.question.question
+            ));
+            key.push(
+                round
+                    .question
+                    .variants()
+                    .into_iter()
+                    .map(normalize_answer)
+                    .collect(),
+            );
+        }
+        Generated {
+            prompt: Prompt {
+                family: self.name().to_owned(),
+                text,
+                data: serde_json::json!({ "rounds": key.len(), "domain": domain })
+                    .to_string()
+                    .into_bytes(),
+            },
+            key: AnswerKey(serde_json::to_vec(&key).unwrap_or_default()),
+        }
     }
 }
 
@@ -95,48 +156,30 @@ impl Family for NarrativeChain {
                 "the corpus has no set left that is not retired: add sets or un-retire some".into(),
             );
         }
+        self.schedule.params().check()?;
+        if self.schedule.windows() == 0 {
+            return Err(format!(
+                "the corpus has fewer sets that are not retired than sets_per_window ({}): \
+                 add sets or take fewer per window",
+                self.schedule.params().sets_per_window
+            ));
+        }
         Ok(())
     }
 
     fn generate(&self, seed: &Seed, params: &FamilyParams) -> Generated {
-        let rounds = params.difficulty.clamp(*ROUNDS.start(), *ROUNDS.end()) as usize;
         let plan = self
             .corpus
             .sample_session(&seed.derive("narrative_chain"), &self.retired);
-        let mut text = String::from(HEADER);
-        let mut key: Vec<Vec<String>> = Vec::with_capacity(rounds);
-        let mut domain = "";
-        for i in 0..rounds {
-            let Some(round) = plan.as_ref().and_then(|p| self.corpus.round(p, i)) else {
-                break;
-            };
-            domain = round.domain;
-            text.push_str(&format!(
-                "\n\n=== Part {} ===\n{}\n\nQuestion {}: {}",
-                i + 1,
-                round.narrative,
-                i + 1,
-                round.question.question
-            ));
-            key.push(
-                round
-                    .question
-                    .variants()
-                    .into_iter()
-                    .map(normalize_answer)
-                    .collect(),
-            );
-        }
-        Generated {
-            prompt: Prompt {
-                family: self.name().to_owned(),
-                text,
-                data: serde_json::json!({ "rounds": key.len(), "domain": domain })
-                    .to_string()
-                    .into_bytes(),
-            },
-            key: AnswerKey(serde_json::to_vec(&key).unwrap_or_default()),
-        }
+        self.build(plan, params)
+    }
+
+    fn generate_in_window(&self, seed: &Seed, params: &FamilyParams, t: u64) -> Option<Generated> {
+        let slice = self.schedule.slice(t)?;
+        let plan = self
+            .corpus
+            .sample_from(&seed.derive("narrative_chain"), slice)?;
+        Some(self.build(Some(plan), params))
     }
 
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject> {

@@ -93,6 +93,7 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
         max_clock_skew_ms: 30_000,
         registration_pow_bits: 0,
         presence: Default::default(),
+        narrative: hco_oracle::NarrativeParams::embedded(),
     }
 }
 
