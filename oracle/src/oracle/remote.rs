@@ -20,7 +20,9 @@ impl Oracle {
     /// Checks each seal, the issuer's assignment, the envelope as the issuer checked it, the
     /// human-speed floor and the identity's signature; returns how many were new. The batch is
     /// all or nothing: the first failing acceptance's reason rejects it and nothing is written.
-    /// Durable when it returns. [`super::blames_sender`] tells whether a reason proves the
+    /// Written, not flushed, when it returns (the next flush, at the latest the one before this
+    /// node signs its summary, covers it; a raised passkey counter is flushed at once).
+    /// [`super::blames_sender`] tells whether a reason proves the
     /// sender wrong. A window this node has summarized takes no more (`window_summarized`),
     /// unless the certificate shows its summary missed part of the window.
     pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
@@ -74,9 +76,10 @@ impl Oracle {
         if sign::verify_many(&items).iter().any(|ok| !ok) {
             return Ok(Err(Reason::BadIdentitySignature));
         }
-        let fresh = {
+        let (fresh, counters_raised) = {
             let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
             let fresh = self.ledger.insert_acceptances(batch)?;
+            let mut counters_raised = false;
             // Presence assertions accepted by other issuers move this node's counters too, so
             // a cloned authenticator cannot replay counts at another issuer.
             for s in batch {
@@ -93,11 +96,19 @@ impl Oracle {
                 {
                     self.ledger
                         .raise_counter(&c.id, &update.credential_id, update.counter)?;
+                    counters_raised = true;
                 }
             }
-            fresh
+            (fresh, counters_raised)
         };
-        if fresh > 0 {
+        // Another member's acceptances are not flushed here: this node acknowledged nothing to
+        // a client, the issuer holds them durably, and a crash that loses the last moments of
+        // them is repaired by the window's reconciliation before this node signs its summary
+        // (sled also writes them out within its flush interval). Waiting for a flush on every
+        // received batch put an fsync into the gossip path of every acceptance. A raised
+        // passkey counter is flushed at once: losing it would let a cloned authenticator
+        // replay counts here.
+        if counters_raised {
             self.ledger.make_durable()?;
         }
         Ok(Ok(fresh))
