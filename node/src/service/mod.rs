@@ -4,9 +4,9 @@
 //!
 //! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
 //!   verifies them in batches, seals and gossips the acceptances;
-//! - [`network_events`]: validates gossip and answers peers' challenge and certificate requests;
-//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances
-//!   and reveals), both serving peers' requests and pulling from peers.
+//! - [`network_events`]: validates gossip and answers peers' challenge requests;
+//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances,
+//!   reveals and certificate), both serving peers' requests and pulling from peers.
 //!
 //! The oracle is synchronous (sled and signatures); every call into it runs on the blocking pool.
 

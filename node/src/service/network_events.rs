@@ -1,6 +1,6 @@
 //! What the node does with events from the network: validates gossip (recording what checks,
 //! telling the network task whether to forward, ignore or penalise), and answers peers' challenge
-//! and certificate requests. Reconciliation requests are answered by [`super::sync`].
+//! requests. Reconciliation and certificate requests are answered by [`super::sync`].
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use super::{Node, gateway_error, sync};
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
+    CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
 };
 use crate::network::{NetworkEvent, Validation};
 
@@ -54,8 +54,7 @@ impl Node {
                 id,
                 request: CertRpc { t },
             } => {
-                let cert = self.blocking(move |o| o.ledger().certificate(t)).await;
-                let reply = CertReply(cert.ok().and_then(Result::ok).flatten());
+                let reply = sync::serve_cert(self, t).await;
                 self.net.reply_cert(id, reply).await;
             }
             NetworkEvent::Listening(_) => {}

@@ -1,15 +1,18 @@
 //! Reconciliation with the committee, all of it: the registry (identities, then passkey
-//! enrolments), the acceptances of a closed window and the reveals of a window. Gossip carries
+//! enrolments), the acceptances of a closed window, the reveals of a window and its
+//! certificate. Gossip carries
 //! each of these as it happens; reconciliation copies what a node missed (a cut link, a restart)
 //! over the reconciliation request-response protocol.
 //!
 //! - this file: the reply side, [`serve`], answering a peer's [`ReconcileRpc`] from the ledger
 //!   within the protocol's page limits;
 //! - [`registry`]: pulling identities and passkeys from a peer (at start);
-//! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized).
+//! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized);
+//! - [`certificate`]: answering `/hco/cert/1`, and completing a window's certificate from peers.
 //!
 //! The window driver decides when to pull; whatever is pulled is checked by the oracle again.
 
+mod certificate;
 mod registry;
 mod window;
 
@@ -20,6 +23,8 @@ use crate::network::protocol::{
     MAX_FETCH, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
 };
 
+pub use certificate::complete_certificate;
+pub(super) use certificate::serve_cert;
 pub use registry::pull_registry;
 pub use window::{pull_acceptances, pull_reveals, reveals_held};
 

@@ -7,7 +7,10 @@ use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
 use hco_oracle::{Clock, SealedAcceptance, SignedRegister, testing};
 
-use super::{pull_acceptances, pull_registry, pull_reveals, reveals_held, serve};
+use super::{
+    complete_certificate, pull_acceptances, pull_registry, pull_reveals, reveals_held, serve,
+    serve_cert,
+};
 use crate::network::protocol::{ReconcileReply, ReconcileRpc};
 use crate::testnet::Testnet;
 
@@ -127,4 +130,42 @@ async fn sync_replies_keep_to_the_requested_page() {
         serve(&node, keys_page).await,
         Ok(ReconcileReply::Keys(k)) if k.is_empty()
     ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_member_completes_a_certificate_it_could_not_form() {
+    let net = Testnet::start(2).await;
+    let t = 0;
+    net.clock.set(net.params.closes_at(t) + 1);
+    let now = net.clock.now();
+    let summarize = |i: usize| {
+        let oracle = net.nodes[i].oracle.clone();
+        tokio::task::spawn_blocking(move || oracle.summarize(t, now).unwrap().unwrap())
+    };
+    let (first, second) = (summarize(0).await.unwrap(), summarize(1).await.unwrap());
+    // Member 0 holds both summaries and so the certificate; member 1 only its own.
+    let oracle = net.nodes[0].oracle.clone();
+    let formed = tokio::task::spawn_blocking(move || oracle.add_summary(&second).unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a quorum of two summaries certifies");
+    assert_eq!(formed.summary, first.summary);
+    assert!(
+        net.nodes[1]
+            .oracle
+            .ledger()
+            .certificate(t)
+            .unwrap()
+            .is_none()
+    );
+    let asked = serve_cert(&net.nodes[1], t).await;
+    assert!(asked.0.is_none(), "no certificate to give yet");
+
+    complete_certificate(&net.nodes[1], t).await;
+
+    let held = net.nodes[1].oracle.ledger().certificate(t).unwrap();
+    assert_eq!(held, Some(formed.clone()));
+    assert_eq!(serve_cert(&net.nodes[1], t).await.0, Some(formed));
+    assert_eq!(net.metrics[1].last_certified_window.get(), t as i64);
 }
