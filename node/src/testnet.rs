@@ -32,6 +32,11 @@ impl Testnet {
     /// Starts `n` members, each dialling the ones started before it, and waits (bounded) until
     /// every member is connected to every other.
     pub async fn start(n: u64) -> Self {
+        Self::start_with(n, service::sync::Limits::default()).await
+    }
+
+    /// [`Testnet::start`] with every member on reconciliation limits `limits`.
+    pub async fn start_with(n: u64, limits: service::sync::Limits) -> Self {
         let keys: Vec<SigningKey> = (1..=n).map(testing::key).collect();
         let ids: Vec<NodeId> = keys.iter().map(testing::node_id).collect();
         let params = testing::params_for(&ids);
@@ -65,7 +70,7 @@ impl Testnet {
                 other => panic!("no listen address: {other:?}"),
             }
             let clock: Arc<dyn Clock> = Arc::new(clock.clone());
-            let node = Node::start(Arc::new(oracle), net, m.clone(), clock);
+            let node = Node::start_with(Arc::new(oracle), net, m.clone(), clock, limits);
             tokio::spawn(service::run_events(node.clone(), events));
             nodes.push(node);
             metrics.push(m);

@@ -49,6 +49,7 @@ pub struct Node {
     clock: Arc<dyn Clock>,
     peers: HashMap<NodeId, PeerId>,
     verify_tx: mpsc::Sender<(Response, Instant, VerdictTx)>,
+    sync_limits: sync::Limits,
     /// Stops the node when a critical task ends or storage fails.
     pub supervisor: Supervisor,
 }
@@ -74,6 +75,17 @@ impl Node {
         metrics: Arc<Metrics>,
         clock: Arc<dyn Clock>,
     ) -> Arc<Self> {
+        Self::start_with(oracle, net, metrics, clock, sync::Limits::default())
+    }
+
+    /// [`Node::start`] with other reconciliation limits than the protocol's.
+    pub fn start_with(
+        oracle: Arc<Oracle>,
+        net: NetworkClient,
+        metrics: Arc<Metrics>,
+        clock: Arc<dyn Clock>,
+        sync_limits: sync::Limits,
+    ) -> Arc<Self> {
         let peers = oracle
             .params()
             .committee
@@ -95,6 +107,7 @@ impl Node {
             clock,
             peers,
             verify_tx,
+            sync_limits,
             supervisor: Supervisor::new(),
         });
         node.supervisor.spawn_critical(
