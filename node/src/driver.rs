@@ -157,8 +157,9 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
     }
 }
 
-/// After `t` was summarized (and audited with it): logs the evidence concerning `t` and the
-/// members left out of it, counts the evidence, and gossips it.
+/// After `t` was summarized (and audited with it): gossips the evidence concerning `t` and
+/// logs the members left out of it. (Evidence is logged and counted when it is stored, by the
+/// observer [`Node::start`] sets, whenever it arrives.)
 async fn audited(node: &Arc<Node>, t: u64) {
     let oracle = node.oracle.clone();
     let found = tokio::task::spawn_blocking(move || {
@@ -169,8 +170,6 @@ async fn audited(node: &Arc<Node>, t: u64) {
     match found {
         Ok(Ok((evidence, excluded))) => {
             for e in &evidence {
-                tracing::warn!(t, accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
-                node.metrics.record_evidence(e);
                 node.net.publish(Topic::Evidence, codec::encode(e));
             }
             for member in excluded.unwrap_or_default() {

@@ -67,8 +67,8 @@ fn gateway_error(code: &str, message: impl Into<String>) -> ChallengeReply {
 }
 
 impl Node {
-    /// Wires the node and starts its verification batcher (supervised: see
-    /// [`Node::supervisor`], whose token stops the node).
+    /// Wires the node (its metrics count the oracle's evidence) and starts its verification
+    /// batcher (supervised: see [`Node::supervisor`], whose token stops the node).
     pub fn start(
         oracle: Arc<Oracle>,
         net: NetworkClient,
@@ -99,6 +99,18 @@ impl Node {
             .map(|f| f.name.as_str())
             .collect();
         metrics.preregister(&families);
+        // Evidence is counted when it is stored, whenever it arrives (before or after its
+        // window is summarized, by audit, reveal, summary, gossip or certificate).
+        let counted = metrics.clone();
+        let observed = oracle.observe_evidence(move |e| {
+            tracing::warn!(t = e.window(), accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
+            counted.record_evidence(e);
+        });
+        if !observed {
+            tracing::error!(
+                "the oracle's evidence is already observed: this node does not count it"
+            );
+        }
         let (verify_tx, verify_rx) = mpsc::channel(8 * MAX_BATCH);
         let node = Arc::new(Self {
             oracle,
@@ -306,3 +318,6 @@ impl Node {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;

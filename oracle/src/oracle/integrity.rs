@@ -138,7 +138,8 @@ impl Oracle {
         })
     }
 
-    /// Stores evidence; returns what was new.
+    /// Stores evidence; returns what was new, after telling the evidence observer of it. Every
+    /// piece of evidence is stored through here.
     pub(super) fn keep_evidence(&self, found: Vec<Evidence>) -> Result<Vec<Evidence>, LedgerError> {
         let mut fresh = Vec::new();
         for e in found {
@@ -148,6 +149,9 @@ impl Oracle {
         }
         if !fresh.is_empty() {
             self.ledger.make_durable()?;
+            if let Some(observer) = self.evidence_observer.get() {
+                fresh.iter().for_each(observer);
+            }
         }
         Ok(fresh)
     }

@@ -3,6 +3,8 @@
 //! of another summary (both with a quorum's signatures) is refused with a stable reason, keeps
 //! the first, and accuses the members that signed both summaries.
 
+use std::sync::{Arc, Mutex};
+
 use hco_oracle::certificate::assemble;
 use hco_oracle::{Digest, Evidence, SignedReveal, SignedSummary, WindowSummary, testing};
 
@@ -16,6 +18,13 @@ fn a_second_different_reveal_is_evidence_and_the_first_is_kept() {
     let closed = net.params.closes_at(T);
     let first = net.oracles[2].reveal(T, closed).unwrap().unwrap();
     let receiver = &net.oracles[0];
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let sink = told.clone();
+    assert!(receiver.observe_evidence(move |e| sink.lock().unwrap().push(e.clone())));
+    assert!(
+        !receiver.observe_evidence(|_| {}),
+        "one observer per oracle"
+    );
     receiver.add_reveal(&first, closed).unwrap().unwrap();
     // The same reveal again: nothing new.
     receiver.add_reveal(&first, closed).unwrap().unwrap();
@@ -38,9 +47,10 @@ fn a_second_different_reveal_is_evidence_and_the_first_is_kept() {
         }]
     );
     evidence[0].check(&net.params).unwrap();
-    // Arriving once more adds no second piece.
+    // Arriving once more adds no second piece; the observer heard of it once.
     receiver.add_reveal(&second, closed).unwrap().unwrap();
     assert_eq!(receiver.ledger().evidence(T).unwrap().len(), 1);
+    assert_eq!(*told.lock().unwrap(), evidence);
 }
 
 #[test]
