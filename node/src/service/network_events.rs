@@ -69,8 +69,12 @@ impl Node {
                 Ok(match topic {
                     Topic::Registry => match codec::decode::<SignedRegister>(&data, MAX_GOSSIP) {
                         Err(_) => Validation::Reject,
-                        Ok(reg) => match o.register(&reg, now)? {
+                        // Dated as a client's must be: a stale proof is refused here too.
+                        Ok(reg) => match o.register_fresh(&reg, now)? {
                             Ok(_) => Validation::Accept,
+                            // Its age is read on this node's clock, and relaying can cross a
+                            // window boundary: not proof that the sender is at fault.
+                            Err(Reason::RegistrationProofStale { .. }) => Validation::Ignore,
                             // An honest member relays only what passed its gateway under the
                             // same parameters, so a missing or weak proof is the sender's doing.
                             Err(

@@ -1,12 +1,15 @@
 //! The service between real members (sled ledgers, libp2p gossip on 127.0.0.1): evidence that
-//! arrives after its window was summarized is kept and counted like any other.
+//! arrives after its window was summarized is kept and counted like any other; a gossiped
+//! registration with a stale proof of work is refused as a client's is.
 
 use std::time::Duration;
 
-use hco_oracle::{Clock, Digest, Evidence, SignedReveal, codec, testing};
+use hco_challenges::Class;
+use hco_oracle::{Clock, Digest, Evidence, SignedRegister, SignedReveal, codec, testing};
 
 use crate::metrics::EvidenceLabel;
 use crate::network::protocol::Topic;
+use crate::service::sync::Limits;
 use crate::testnet::Testnet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -59,4 +62,54 @@ async fn evidence_arriving_after_the_window_is_summarized_is_kept_and_counted() 
         .unwrap();
     assert_eq!(fresh, Ok(false));
     assert_eq!(counted(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gossiped_registration_with_a_stale_proof_is_refused() {
+    const BITS: u32 = 4;
+    let net = Testnet::start_tuned(2, Limits::default(), |p| p.registration_pow_bits = BITS).await;
+    net.clock.set(net.params.window_start(3) + 1_000);
+    let now = net.clock.now();
+    // Dated in window 1, before the previous window: what a client's gateway refuses.
+    let old = net.params.window_start(1) + 10;
+    let stale = SignedRegister::proven(&testing::key(9_001), Class::Agent.into(), old, BITS);
+    let fresh = SignedRegister::proven(&testing::key(9_002), Class::Agent.into(), now, BITS);
+    let oracle = net.nodes[0].oracle.clone();
+    let gateway = stale.clone();
+    let refused =
+        tokio::task::spawn_blocking(move || oracle.register_from_client(&gateway, now).unwrap())
+            .await
+            .unwrap();
+    assert_eq!(refused.unwrap_err().code(), "registration_proof_stale");
+
+    for reg in [&stale, &fresh] {
+        net.nodes[0]
+            .net
+            .publish(Topic::Registry, codec::encode(reg));
+    }
+    let known = |reg: &SignedRegister| {
+        net.nodes[1]
+            .oracle
+            .ledger()
+            .identity(&reg.body.id)
+            .unwrap()
+            .is_some()
+    };
+    for _ in 0..100 {
+        if known(&fresh) && net.gossip_count(1, "registry", "ignore") > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    assert!(known(&fresh), "the fresh registration arrived");
+    assert!(!known(&stale), "the stale one is not recorded");
+    assert_eq!(net.gossip_count(1, "registry", "ignore"), 1);
+    assert_eq!(net.gossip_count(1, "registry", "reject"), 0);
+    // Reconciliation still copies it once a member holds it (old registrations replay).
+    let (oracle, copied) = (net.nodes[1].oracle.clone(), stale.clone());
+    let replayed = tokio::task::spawn_blocking(move || oracle.register(&copied, now).unwrap())
+        .await
+        .unwrap();
+    assert!(replayed.is_ok());
 }

@@ -9,14 +9,21 @@ use super::{Oracle, Outcome};
 pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
 impl Oracle {
-    /// Registers an identity sent by a client: [`Oracle::register`] after refusing a new
-    /// identity's registration dated before the previous window while the network requires a
-    /// proof of work (so proofs cannot be stockpiled for long; see [`crate::register_pow`]).
+    /// Registers an identity sent by a client: [`Oracle::register_fresh`].
     pub fn register_from_client(
         &self,
         reg: &SignedRegister,
         now: Timestamp,
     ) -> Outcome<IdentityRecord> {
+        self.register_fresh(reg, now)
+    }
+
+    /// Registers a new identity as it is sent (by a client, or relayed on gossip):
+    /// [`Oracle::register`] after refusing a new identity's registration dated before the
+    /// previous window while the network requires a proof of work (so proofs cannot be
+    /// stockpiled for long; see [`crate::register_pow`]). Reconciliation, which copies old
+    /// registrations, uses [`Oracle::register`].
+    pub fn register_fresh(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
         if self.params.registration_pow_bits > 0 {
             let current = self.params.window_at(now).unwrap_or(0);
             let oldest = self
@@ -210,7 +217,7 @@ mod tests {
         let stale = SignedRegister::proven(&key, Class::Agent.into(), old, BITS);
         assert_eq!(refused(&o, &stale, now), "registration_proof_stale");
         assert_eq!(o.ledger().identity_count(), 0);
-        // Peers re-check the proof, not the age (reconciliation replays old registrations).
+        // Reconciliation re-checks the proof, not the age (it replays old registrations).
         assert_eq!(
             o.register(&missing, now).unwrap().unwrap_err().code(),
             "registration_proof_missing"

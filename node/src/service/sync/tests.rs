@@ -65,7 +65,7 @@ async fn sync_a_window_larger_than_one_reply_is_pulled_whole() {
         keys_per_reply: 2,
         key_rounds: 8,
     };
-    let net = Testnet::start_with(2, limits).await;
+    let net = Testnet::start_tuned(2, limits, |_| {}).await;
     let t = 0;
     let keys = accepted_at_0(&net, t, 5, 5_000).await;
     let mut pages = Vec::new();
@@ -103,7 +103,7 @@ async fn sync_a_pull_stops_after_its_rounds() {
         keys_per_reply: 2,
         key_rounds: 2,
     };
-    let net = Testnet::start_with(2, limits).await;
+    let net = Testnet::start_tuned(2, limits, |_| {}).await;
     let t = 0;
     accepted_at_0(&net, t, 5, 6_000).await;
 
