@@ -1,6 +1,6 @@
 //! The window driver: the clock of the protocol. After each window closes it has the committee
 //! reconciled ([`crate::service::sync`] does the pulling), reveals the window secret, signs and
-//! gossips this node's summary, has missing certificates completed, logs the evidence of the
+//! gossips this node's summary, has missing certificates completed, gossips the evidence of the
 //! window and prunes old ones. A restarted node catches up on recent windows the same way.
 
 use std::sync::Arc;
