@@ -1,7 +1,7 @@
-//! The window driver: after each window closes it reconciles with the committee, signs and
-//! gossips this node's summary, reveals the window secret, fetches missing certificates, audits
-//! revealed windows and prunes old ones. A restarted node catches up on recent windows the same
-//! way.
+//! The window driver: the clock of the protocol. After each window closes it has the committee
+//! reconciled ([`crate::service::sync`] does the pulling), reveals the window secret, signs and
+//! gossips this node's summary, has missing certificates completed, gossips the evidence of the
+//! window and prunes old ones. A restarted node catches up on recent windows the same way.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,7 +46,7 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
         }
         // Windows whose certificate has not formed yet: ask peers, re-gossip our summary.
         for t in next.saturating_sub(3)..next {
-            complete_certificate(&node, t).await;
+            sync::complete_certificate(&node, t).await;
         }
         let wake = params.closes_at(next) + SETTLE.as_millis() as u64;
         let sleep = Duration::from_millis(wake.saturating_sub(node.now()).clamp(200, 2_000));
@@ -157,8 +157,9 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
     }
 }
 
-/// After `t` was summarized (and audited with it): logs the evidence concerning `t` and the
-/// members left out of it, counts the evidence, and gossips it.
+/// After `t` was summarized (and audited with it): gossips the evidence concerning `t` and
+/// logs the members left out of it. (Evidence is logged and counted when it is stored, by the
+/// observer [`Node::start`] sets, whenever it arrives.)
 async fn audited(node: &Arc<Node>, t: u64) {
     let oracle = node.oracle.clone();
     let found = tokio::task::spawn_blocking(move || {
@@ -169,8 +170,6 @@ async fn audited(node: &Arc<Node>, t: u64) {
     match found {
         Ok(Ok((evidence, excluded))) => {
             for e in &evidence {
-                tracing::warn!(t, accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
-                node.metrics.record_evidence(e);
                 node.net.publish(Topic::Evidence, codec::encode(e));
             }
             for member in excluded.unwrap_or_default() {
@@ -186,42 +185,6 @@ async fn audited(node: &Arc<Node>, t: u64) {
 
 /// Times a closing window's reconciliation is retried when no member answered.
 const RECONCILE_RETRIES: usize = 4;
-
-/// For a closed window without certificate: ask peers for theirs, and re-gossip our summary.
-async fn complete_certificate(node: &Arc<Node>, t: u64) {
-    let oracle = node.oracle.clone();
-    let state = tokio::task::spawn_blocking(move || {
-        let ledger = oracle.ledger();
-        let cert = ledger.certificate(t).ok().flatten();
-        let mine = ledger
-            .summaries(t)
-            .ok()
-            .and_then(|all| all.into_iter().find(|s| s.signer == oracle.node_id()));
-        (cert, mine)
-    })
-    .await;
-    let Ok((cert, mine)) = state else { return };
-    if let Some(cert) = cert {
-        node.metrics
-            .last_certified_window
-            .set(cert.summary.t as i64);
-        return;
-    }
-    if let Some(mine) = mine {
-        node.net.publish(Topic::Summary, codec::encode(&mine));
-    }
-    for peer in node.net.peers().await {
-        if let Ok(crate::network::protocol::CertReply(Some(cert))) = node.net.cert(peer, t).await {
-            let oracle = node.oracle.clone();
-            if let Ok(Ok(Ok(()))) =
-                tokio::task::spawn_blocking(move || oracle.add_certificate(&cert)).await
-            {
-                node.metrics.last_certified_window.set(t as i64);
-                return;
-            }
-        }
-    }
-}
 
 async fn prune(node: &Arc<Node>, closed: u64, retention: u64) {
     if closed < retention {

@@ -177,7 +177,7 @@ impl Metrics {
         );
         r.register(
             "evidence",
-            "Evidence against committee members (failed audits, broken commitments, double reveals or summaries) in summarized windows",
+            "Evidence against committee members (failed audits, broken commitments, double reveals or summaries), counted when stored",
             m.evidence.clone(),
         );
         r.register(
@@ -193,7 +193,7 @@ impl Metrics {
         m
     }
 
-    /// Counts evidence found in a summarized window.
+    /// Counts a piece of evidence (once, when it is stored).
     pub fn record_evidence(&self, e: &hco_oracle::Evidence) {
         if matches!(e, hco_oracle::Evidence::FailedAudit { .. }) {
             self.audit_findings.inc();

@@ -32,9 +32,20 @@ impl Testnet {
     /// Starts `n` members, each dialling the ones started before it, and waits (bounded) until
     /// every member is connected to every other.
     pub async fn start(n: u64) -> Self {
+        Self::start_tuned(n, service::sync::Limits::default(), |_| {}).await
+    }
+
+    /// [`Testnet::start`] with every member on reconciliation limits `limits`, under the test
+    /// parameters as `tweak` changes them.
+    pub async fn start_tuned(
+        n: u64,
+        limits: service::sync::Limits,
+        tweak: impl FnOnce(&mut NetworkParams),
+    ) -> Self {
         let keys: Vec<SigningKey> = (1..=n).map(testing::key).collect();
         let ids: Vec<NodeId> = keys.iter().map(testing::node_id).collect();
-        let params = testing::params_for(&ids);
+        let mut params = testing::params_for(&ids);
+        tweak(&mut params);
         let members: Vec<_> = ids.iter().filter_map(network::peer_id).collect();
         let clock = ManualClock::new(params.window_start(0) + 1_000);
         let shutdown = CancellationToken::new();
@@ -65,7 +76,7 @@ impl Testnet {
                 other => panic!("no listen address: {other:?}"),
             }
             let clock: Arc<dyn Clock> = Arc::new(clock.clone());
-            let node = Node::start(Arc::new(oracle), net, m.clone(), clock);
+            let node = Node::start_with(Arc::new(oracle), net, m.clone(), clock, limits);
             tokio::spawn(service::run_events(node.clone(), events));
             nodes.push(node);
             metrics.push(m);

@@ -6,7 +6,7 @@
 
 use hco_challenges::{Class, Reject};
 
-use crate::{NodeId, Timestamp};
+use crate::{Digest, NodeId, Timestamp};
 
 /// A stable reason for rejecting a request, response or message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -267,6 +267,18 @@ pub enum Reason {
         /// The window.
         t: u64,
     },
+    /// A certificate of a window whose certificate held here certifies another summary. Both
+    /// carry a quorum's signatures, so some members signed two summaries of the window (kept
+    /// as evidence); the first certificate is kept.
+    #[error(
+        "window {t} already has a certificate of another summary (root {held}); the first is kept"
+    )]
+    CertificateConflict {
+        /// The window.
+        t: u64,
+        /// The root of the certificate held.
+        held: Digest,
+    },
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -348,6 +360,7 @@ reason_table! {
     Reason::NoSuchStage { .. } => "no_such_stage", 400;
     Reason::DeadlineMismatch { .. } => "deadline_mismatch", 422;
     Reason::CorpusExhausted { .. } => "corpus_exhausted", 422;
+    Reason::CertificateConflict { .. } => "certificate_conflict", 409;
 }
 
 impl Reason {
@@ -474,6 +487,10 @@ mod tests {
             Reason::CorpusExhausted {
                 family: "narrative_chain".into(),
                 t: 3,
+            },
+            Reason::CertificateConflict {
+                t: 1,
+                held: Digest::ZERO,
             },
         ]
     }

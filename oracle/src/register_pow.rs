@@ -9,9 +9,10 @@
 //!
 //! must have. The nonce travels in the signed [`crate::Register`] body (`pow_nonce`), so the
 //! proof binds the identity key and the registration's own time and cannot be moved to another
-//! identity. A client entry point refuses a registration whose `created_at` is older than the
-//! previous window ([`MAX_AGE_WINDOWS`]): proofs cannot be stockpiled for longer than that.
-//! Peers re-check the hash (not the age: reconciliation replays old registrations).
+//! identity. A client entry point, and a member receiving a registration on gossip, refuse a new
+//! identity's registration whose `created_at` is older than the previous window
+//! ([`MAX_AGE_WINDOWS`]): proofs cannot be stockpiled for longer than that. Reconciliation
+//! re-checks the hash, not the age (it replays old registrations).
 //!
 //! The expected work is `2^bits` hashes. It is a speed bump, not a price on identities: the
 //! per-window human step is what an identity really costs.

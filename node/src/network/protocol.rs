@@ -171,8 +171,15 @@ pub enum ReconcileRpc {
 /// Replies on `/hco/reconcile/1`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileReply {
-    /// Accepted keys.
-    Keys(Vec<(IdentityId, u32)>),
+    /// Accepted keys of the window, in order, after the request's `after`.
+    Keys {
+        /// The keys (at most the request's `limit`, and at most what the replying node puts
+        /// in one reply).
+        keys: Vec<(IdentityId, u32)>,
+        /// Whether the window holds keys after the last one here: ask again with `after` set
+        /// to it.
+        more: bool,
+    },
     /// Acceptances.
     Acceptances(Vec<SealedAcceptance>),
     /// Registrations.
@@ -229,6 +236,10 @@ pub const MAX_FETCH: usize = 1000;
 
 /// Most accepted keys per reconciliation reply (about 40 bytes each in CBOR).
 pub const MAX_KEYS: usize = 100_000;
+
+/// Most key replies a node asks one peer for about one window (each continuing from the last
+/// key of the one before): [`MAX_KEYS`] times this bounds the keys reconciled per window.
+pub const MAX_KEY_ROUNDS: usize = 64;
 
 /// Most passkey enrolments per reconciliation reply (each is at most 16 KiB).
 pub const MAX_PASSKEY_FETCH: usize = 32;

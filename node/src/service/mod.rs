@@ -4,9 +4,9 @@
 //!
 //! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
 //!   verifies them in batches, seals and gossips the acceptances;
-//! - [`network_events`]: validates gossip and answers peers' challenge and certificate requests;
-//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances
-//!   and reveals), both serving peers' requests and pulling from peers.
+//! - [`network_events`]: validates gossip and answers peers' challenge requests;
+//! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances,
+//!   reveals and certificate), both serving peers' requests and pulling from peers.
 //!
 //! The oracle is synchronous (sled and signatures). Calls that may wait for a flush run on the
 //! blocking pool; issuance, which never flushes, runs on the calling task.
@@ -52,6 +52,7 @@ pub struct Node {
     peers: HashMap<NodeId, PeerId>,
     verify_queue: batcher::VerifyQueue,
     register_queue: registrar::RegistrationQueue,
+    sync_limits: sync::Limits,
     /// Stops the node when a critical task ends or storage fails.
     pub supervisor: Supervisor,
 }
@@ -69,13 +70,24 @@ fn gateway_error(code: &str, message: impl Into<String>) -> ChallengeReply {
 }
 
 impl Node {
-    /// Wires the node and starts its verification batcher and registrar (supervised: see
-    /// [`Node::supervisor`], whose token stops the node).
+    /// Wires the node (its metrics count the oracle's evidence) and starts its verification
+    /// batcher and registrar (supervised: see [`Node::supervisor`], whose token stops the node).
     pub fn start(
         oracle: Arc<Oracle>,
         net: NetworkClient,
         metrics: Arc<Metrics>,
         clock: Arc<dyn Clock>,
+    ) -> Arc<Self> {
+        Self::start_with(oracle, net, metrics, clock, sync::Limits::default())
+    }
+
+    /// [`Node::start`] with other reconciliation limits than the protocol's.
+    pub fn start_with(
+        oracle: Arc<Oracle>,
+        net: NetworkClient,
+        metrics: Arc<Metrics>,
+        clock: Arc<dyn Clock>,
+        sync_limits: sync::Limits,
     ) -> Arc<Self> {
         let peers = oracle
             .params()
@@ -90,6 +102,18 @@ impl Node {
             .map(|f| f.name.as_str())
             .collect();
         metrics.preregister(&families);
+        // Evidence is counted when it is stored, whenever it arrives (before or after its
+        // window is summarized, by audit, reveal, summary, gossip or certificate).
+        let counted = metrics.clone();
+        let observed = oracle.observe_evidence(move |e| {
+            tracing::warn!(t = e.window(), accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
+            counted.record_evidence(e);
+        });
+        if !observed {
+            tracing::error!(
+                "the oracle's evidence is already observed: this node does not count it"
+            );
+        }
         let (verify_queue, verifications) = batcher::channel();
         let (register_queue, registrations) = registrar::channel();
         let node = Arc::new(Self {
@@ -100,6 +124,7 @@ impl Node {
             peers,
             verify_queue,
             register_queue,
+            sync_limits,
             supervisor: Supervisor::new(),
         });
         node.supervisor.spawn_critical(
@@ -288,3 +313,6 @@ impl Node {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;

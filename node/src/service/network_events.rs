@@ -1,6 +1,6 @@
 //! What the node does with events from the network: validates gossip (recording what checks,
 //! telling the network task whether to forward, ignore or penalise), and answers peers' challenge
-//! and certificate requests. Reconciliation requests are answered by [`super::sync`].
+//! requests. Reconciliation and certificate requests are answered by [`super::sync`].
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use super::{Node, gateway_error, sync};
 use crate::network::protocol::{
-    CertReply, CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
+    CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
 };
 use crate::network::{NetworkEvent, Validation};
 
@@ -54,8 +54,7 @@ impl Node {
                 id,
                 request: CertRpc { t },
             } => {
-                let cert = self.blocking(move |o| o.ledger().certificate(t)).await;
-                let reply = CertReply(cert.ok().and_then(Result::ok).flatten());
+                let reply = sync::serve_cert(self, t).await;
                 self.net.reply_cert(id, reply).await;
             }
             NetworkEvent::Listening(_) => {}
@@ -150,6 +149,9 @@ impl Node {
         };
         match self.register_relayed(reg).await {
             Ok(Ok(_)) => Validation::Accept,
+            // Its age is read on this node's clock, and relaying can cross a window boundary:
+            // not proof that the sender is at fault.
+            Ok(Err(Reason::RegistrationProofStale { .. })) => Validation::Ignore,
             // An honest member relays only what passed its gateway under the same parameters,
             // so a missing or weak proof is the sender's doing.
             Ok(Err(

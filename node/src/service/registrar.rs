@@ -46,9 +46,10 @@ impl Node {
             .await
     }
 
-    /// Registers an identity relayed by a peer (batched; durable when it returns).
+    /// Registers an identity relayed by a peer on gossip, its age checked as a client's
+    /// (batched; durable when it returns).
     pub async fn register_relayed(&self, reg: SignedRegister) -> Result<Outcome, RegisterError> {
-        self.submit_registration(reg, RegistrationOrigin::Peer)
+        self.submit_registration(reg, RegistrationOrigin::Relayed)
             .await
     }
 

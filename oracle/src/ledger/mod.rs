@@ -11,8 +11,8 @@
 //! | `answered` | `t ‖ id ‖ j` | [`AnsweredRecord`]: a wrong answer's time and code (the first answer is final) |
 //! | `credentials` | credential id | the identity that enrolled it (one credential, one identity) |
 //! | `summaries` | `t ‖ node` | [`SignedSummary`] |
-//! | `certs` | `t` | [`WindowCertificate`] |
-//! | `reveals` | `t ‖ node` | [`SignedReveal`] |
+//! | `certs` | `t` | [`WindowCertificate`] (the first held is kept) |
+//! | `reveals` | `t ‖ node` | [`SignedReveal`] (the first held is kept) |
 //! | `evidence` | `t ‖ node ‖ digest` | [`crate::Evidence`] against that member in window `t` |
 //! | `excluded` | `t` | the members whose acceptances of `t` were left out when `t` was summarized |
 //! | `narrative_sets` | set id | the window that first used the narrative set (never pruned) |
@@ -23,6 +23,7 @@
 //! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
 
 mod evidence;
+mod first_write;
 mod group_commit;
 mod idle;
 pub mod keys;
@@ -38,6 +39,7 @@ use crate::{
     Digest, IdentityId, NodeId, SealedAcceptance, Sig, SignedEnrolment, SignedRegister,
     SignedReveal, SignedSummary, Timestamp, WindowCertificate, codec,
 };
+pub use first_write::FirstWrite;
 pub use group_commit::GroupCommit;
 pub use narrative::MAX_SET_ID_LEN;
 pub use sequence::AnsweredRecord;
@@ -532,11 +534,17 @@ impl Ledger {
             .collect()
     }
 
-    /// Stores the certificate of a window.
-    pub fn put_certificate(&self, cert: &WindowCertificate) -> Result<(), LedgerError> {
-        self.certs
-            .insert(keys::window(cert.summary.t), codec::encode(cert))?;
-        Ok(())
+    /// Stores the certificate of a window unless one is held: the first certificate of a
+    /// window is kept. One of another summary is returned as [`FirstWrite::Conflict`]; one of
+    /// the same summary (other signers) is a [`FirstWrite::Duplicate`].
+    pub fn put_certificate(
+        &self,
+        cert: &WindowCertificate,
+    ) -> Result<FirstWrite<WindowCertificate>, LedgerError> {
+        let key = keys::window(cert.summary.t);
+        first_write::put_first(&self.certs, "certs", &key, cert, |held, new| {
+            held.summary == new.summary
+        })
     }
 
     /// The certificate of window `t`.
@@ -555,13 +563,11 @@ impl Ledger {
             .unwrap_or(Digest::ZERO))
     }
 
-    /// Stores a reveal.
-    pub fn put_reveal(&self, r: &SignedReveal) -> Result<(), LedgerError> {
-        self.reveals.insert(
-            keys::window_node(r.reveal.t, &r.reveal.node.0),
-            codec::encode(r),
-        )?;
-        Ok(())
+    /// Stores a member's reveal of a window unless one is held: the first is kept (a
+    /// different one is returned as [`FirstWrite::Conflict`], evidence of equivocation).
+    pub fn put_reveal(&self, r: &SignedReveal) -> Result<FirstWrite<SignedReveal>, LedgerError> {
+        let key = keys::window_node(r.reveal.t, &r.reveal.node.0);
+        first_write::put_first(&self.reveals, "reveals", &key, r, |_, _| false)
     }
 
     /// The reveals of window `t`.

@@ -10,7 +10,7 @@ use crate::audit::{AuditReport, SignedReveal, audit_window};
 use crate::certificate::{
     MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
-use crate::ledger::LedgerError;
+use crate::ledger::{FirstWrite, LedgerError};
 use crate::lifecycle::{IdentityStatus, status};
 use crate::{Digest, IdentityId, NodeId, Reason, SealedAcceptance, Timestamp};
 
@@ -135,22 +135,34 @@ impl Oracle {
             .into_iter()
             .filter(|s| !equivocators.contains(&s.signer))
             .collect();
-        let cert = assemble(&summaries, self.params.quorum);
-        if let Some(cert) = &cert {
-            self.ledger.put_certificate(cert)?;
-            self.ledger.make_durable()?;
-        }
-        Ok(cert)
+        let Some(cert) = assemble(&summaries, self.params.quorum) else {
+            return Ok(None);
+        };
+        // Another thread may have stored one since: the first is kept.
+        let held = match self.ledger.put_certificate(&cert)? {
+            FirstWrite::Conflict { held } => held,
+            FirstWrite::Stored | FirstWrite::Duplicate => cert,
+        };
+        self.ledger.make_durable()?;
+        Ok(Some(held))
     }
 
     /// Stores a certificate received from a peer after checking it with the light verifier.
+    /// The first certificate of a window is kept: one of another summary is refused with
+    /// [`Reason::CertificateConflict`] (see [`Oracle::conflicting_certificate`]).
     pub fn add_certificate(&self, cert: &WindowCertificate) -> Outcome<()> {
         let verifier = crate::LightVerifier::new(self.params.committee.clone(), self.params.quorum)
             .with_params(self.params_digest);
         if let Err(e) = verifier.verify_certificate(cert) {
             return Ok(Err(Reason::Malformed(e.to_string())));
         }
-        self.ledger.put_certificate(cert)?;
+        match self.ledger.put_certificate(cert)? {
+            FirstWrite::Stored => self.ledger.make_durable()?,
+            FirstWrite::Duplicate => {}
+            FirstWrite::Conflict { held } => {
+                return Ok(Err(self.conflicting_certificate(&held, cert)?));
+            }
+        }
         Ok(Ok(()))
     }
 

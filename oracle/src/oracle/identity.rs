@@ -5,28 +5,37 @@ use crate::{IdentityId, Reason, SignedEnrolment, SignedRegister, Timestamp, regi
 
 use super::{Oracle, Outcome};
 
-/// Where a registration came from: a client (its age is checked while the network requires a
-/// proof of work) or a peer's relay or reconciliation (not its age).
+/// Where a registration came from. Its age is checked (while the network requires a proof of
+/// work) when it is sent fresh, by a client or on gossip; not when reconciliation copies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     /// Sent to this node's gateway.
     Client,
-    /// Relayed or reconciled from a committee member.
-    Peer,
+    /// Relayed on gossip by a peer.
+    Relayed,
+    /// Copied from a committee member by reconciliation.
+    Reconciled,
 }
 
 /// How long after its start a passkey enrolment ceremony is accepted from a client.
 pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
 impl Oracle {
-    /// Registers an identity sent by a client: [`Oracle::register`] after refusing a new
-    /// identity's registration dated before the previous window while the network requires a
-    /// proof of work (so proofs cannot be stockpiled for long; see [`crate::register_pow`]).
+    /// Registers an identity sent by a client: [`Oracle::register_fresh`].
     pub fn register_from_client(
         &self,
         reg: &SignedRegister,
         now: Timestamp,
     ) -> Outcome<IdentityRecord> {
+        self.register_fresh(reg, now)
+    }
+
+    /// Registers a new identity as it is sent (by a client, or relayed on gossip):
+    /// [`Oracle::register`] after refusing a new identity's registration dated before the
+    /// previous window while the network requires a proof of work (so proofs cannot be
+    /// stockpiled for long; see [`crate::register_pow`]). Reconciliation, which copies old
+    /// registrations, uses [`Oracle::register`].
+    pub fn register_fresh(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
         self.register_all(&[(reg.clone(), Origin::Client)], now)
             .map(|mut outcomes| outcomes.remove(0))
     }
@@ -36,12 +45,12 @@ impl Oracle {
     /// registration's age: peers relay and reconcile old registrations through it. Durable
     /// when it returns.
     pub fn register(&self, reg: &SignedRegister, now: Timestamp) -> Outcome<IdentityRecord> {
-        self.register_all(&[(reg.clone(), Origin::Peer)], now)
+        self.register_all(&[(reg.clone(), Origin::Reconciled)], now)
             .map(|mut outcomes| outcomes.remove(0))
     }
 
-    /// Registers a batch, each as [`Oracle::register_from_client`] or [`Oracle::register`]
-    /// by its origin, with one flush for the whole batch: every stored registration is durable
+    /// Registers a batch, each as [`Oracle::register_fresh`] or [`Oracle::register`] by its
+    /// origin, with one flush for the whole batch: every stored registration is durable
     /// when it returns. One outcome per registration, in order.
     pub fn register_all(
         &self,
@@ -52,11 +61,11 @@ impl Oracle {
         let mut stored = false;
         for (reg, origin) in regs {
             let outcome = match origin {
-                Origin::Client => match self.check_age(reg, now)? {
+                Origin::Client | Origin::Relayed => match self.check_age(reg, now)? {
                     Ok(()) => self.store_registration(reg, now, &mut stored)?,
                     Err(reason) => Err(reason),
                 },
-                Origin::Peer => self.store_registration(reg, now, &mut stored)?,
+                Origin::Reconciled => self.store_registration(reg, now, &mut stored)?,
             };
             outcomes.push(outcome);
         }
@@ -269,7 +278,7 @@ mod tests {
         let stale = SignedRegister::proven(&key, Class::Agent.into(), old, BITS);
         assert_eq!(refused(&o, &stale, now), "registration_proof_stale");
         assert_eq!(o.ledger().identity_count(), 0);
-        // Peers re-check the proof, not the age (reconciliation replays old registrations).
+        // Reconciliation re-checks the proof, not the age (it replays old registrations).
         assert_eq!(
             o.register(&missing, now).unwrap().unwrap_err().code(),
             "registration_proof_missing"

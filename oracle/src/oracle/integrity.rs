@@ -8,9 +8,9 @@
 //! node summarizes `t` (stored in the ledger), so the window's active set never changes after.
 
 use crate::audit::SignedReveal;
-use crate::ledger::LedgerError;
+use crate::ledger::{FirstWrite, LedgerError};
 use crate::secret::{commit_lead, commitment, window_secret};
-use crate::{Evidence, NodeId, Reason, SignedSummary};
+use crate::{Evidence, NodeId, Reason, SignedSummary, WindowCertificate};
 
 use super::{Oracle, Outcome};
 
@@ -29,22 +29,22 @@ impl Oracle {
         )
     }
 
-    /// Stores a checked reveal; a second, different reveal of the same window or one that does
-    /// not open its commitment (in either order of arrival) is stored as evidence. Returns the
-    /// new evidence.
+    /// Stores a checked reveal unless the member's reveal of the window is held (the first is
+    /// kept); a second, different reveal of the same window or one that does not open its
+    /// commitment (in either order of arrival) is stored as evidence. Returns the new evidence.
     pub(super) fn record_reveal(&self, r: &SignedReveal) -> Result<Vec<Evidence>, LedgerError> {
         let (t, node) = (r.reveal.t, r.reveal.node);
         let mut found = Vec::new();
-        match self.ledger.reveal(t, &node)? {
-            Some(first) if first != *r => {
+        match self.ledger.put_reveal(r)? {
+            // The first reveal is kept; the second is the member's own equivocation.
+            FirstWrite::Conflict { held } => {
                 found.push(Evidence::DoubleReveal {
-                    first,
+                    first: held,
                     second: r.clone(),
                 });
             }
-            Some(_) => {}
-            None => {
-                self.ledger.put_reveal(r)?;
+            FirstWrite::Duplicate => {}
+            FirstWrite::Stored => {
                 let lead = commit_lead(&self.params);
                 let earlier = match t.checked_sub(lead) {
                     Some(before) => self.ledger.reveal(before, &node)?,
@@ -94,7 +94,52 @@ impl Oracle {
         }
     }
 
-    /// Stores evidence; returns what was new.
+    /// A second certificate of a window, of another summary than the one `held` here, both
+    /// checked to carry a quorum's signatures. That cannot happen while a majority is honest,
+    /// so it is logged as an error; the members that signed both summaries are kept as
+    /// [`Evidence::DoubleSummary`] and the first certificate stays: the slot beacons of the next
+    /// windows and the membership proofs already given out were derived from it, and a
+    /// certificate arriving later must not rewrite them. Returns the refusal.
+    pub(super) fn conflicting_certificate(
+        &self,
+        held: &WindowCertificate,
+        other: &WindowCertificate,
+    ) -> Result<Reason, LedgerError> {
+        let t = held.summary.t;
+        let found: Vec<Evidence> = held
+            .signatures
+            .iter()
+            .filter_map(|(signer, sig)| {
+                let (_, again) = other.signatures.iter().find(|(s, _)| s == signer)?;
+                let signed = |summary: &crate::WindowSummary, sig| SignedSummary {
+                    summary: summary.clone(),
+                    signer: *signer,
+                    sig,
+                };
+                Some(Evidence::DoubleSummary {
+                    first: signed(&held.summary, *sig),
+                    second: signed(&other.summary, *again),
+                })
+            })
+            .filter(|e| e.check(&self.params).is_ok())
+            .collect();
+        let signers: Vec<NodeId> = found.iter().map(Evidence::accused).collect();
+        tracing::error!(
+            t,
+            held = %held.summary.root,
+            other = %other.summary.root,
+            ?signers,
+            "two certificates of one window, each signed by a quorum: the committee's honest majority is broken; keeping the first"
+        );
+        self.keep_evidence(found)?;
+        Ok(Reason::CertificateConflict {
+            t,
+            held: held.summary.root,
+        })
+    }
+
+    /// Stores evidence; returns what was new, after telling the evidence observer of it. Every
+    /// piece of evidence is stored through here.
     pub(super) fn keep_evidence(&self, found: Vec<Evidence>) -> Result<Vec<Evidence>, LedgerError> {
         let mut fresh = Vec::new();
         for e in found {
@@ -104,6 +149,9 @@ impl Oracle {
         }
         if !fresh.is_empty() {
             self.ledger.make_durable()?;
+            if let Some(observer) = self.evidence_observer.get() {
+                fresh.iter().for_each(observer);
+            }
         }
         Ok(fresh)
     }

@@ -14,7 +14,7 @@ mod remote;
 mod stage;
 mod verify;
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::Registry;
@@ -30,6 +30,10 @@ pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
 pub use issue::IssuedChallenge;
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
+
+/// Told of each piece of evidence once, when it is first stored (see
+/// [`Oracle::observe_evidence`]).
+pub type EvidenceObserver = Box<dyn Fn(&crate::Evidence) + Send + Sync>;
 
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
@@ -53,6 +57,8 @@ pub struct Oracle {
     presence: PresenceFamily,
     /// The last slot beacon computed from final inputs, `(t, beacon)`.
     beacon_cache: Mutex<Option<(u64, Digest)>>,
+    /// Told of new evidence, whatever brought it (audit, reveal, summary, gossip, certificate).
+    evidence_observer: OnceLock<EvidenceObserver>,
 }
 
 impl Oracle {
@@ -84,6 +90,7 @@ impl Oracle {
             ledger,
             commit: Mutex::new(()),
             beacon_cache: Mutex::new(None),
+            evidence_observer: OnceLock::new(),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),
             presence,
@@ -103,6 +110,16 @@ impl Oracle {
     /// The ledger.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
+    }
+
+    /// Sets what is told of each piece of evidence when it is first stored in the ledger
+    /// (after it is durable), whenever and however it arrives; once per oracle: `false` if one
+    /// was set before (and `observer` is dropped).
+    pub fn observe_evidence(
+        &self,
+        observer: impl Fn(&crate::Evidence) + Send + Sync + 'static,
+    ) -> bool {
+        self.evidence_observer.set(Box::new(observer)).is_ok()
     }
 
     /// The family registry.

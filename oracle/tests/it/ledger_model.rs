@@ -1,6 +1,7 @@
 //! The ledger against a naive in-memory model, through random operations: registrations,
 //! passkeys and their counters, issued challenges, acceptances, answered-markers, summaries,
-//! certificates, reveals, excluded members, pruning of windows and of idle identities, replays
+//! certificates and reveals (first write wins: each put's outcome, stored, duplicate or
+//! conflict with the record held, is checked), excluded members, pruning of windows and of idle identities, replays
 //! of the previous operation and reopening the same directory.
 
 mod checks;
@@ -8,7 +9,7 @@ mod records;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hco_oracle::ledger::{AnsweredRecord, IssuedRecord};
+use hco_oracle::ledger::{AnsweredRecord, FirstWrite, IssuedRecord};
 use hco_oracle::{Acceptance, Digest, Ledger, NodeId, Sig, seal_batch, testing};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -112,9 +113,9 @@ struct Model {
     answered: BTreeMap<(u64, u8, u32), u64>,
     /// (t, signer) → root: the first summary a signer sent is kept.
     summaries: BTreeMap<(u64, u8), u8>,
-    /// t → root: the latest certificate stored.
+    /// t → root: the first certificate stored is kept.
     certs: BTreeMap<u64, u8>,
-    /// (t, node) → secret: the latest reveal stored.
+    /// (t, node) → secret: the first reveal stored is kept.
     reveals: BTreeMap<(u64, u8), u8>,
     /// t → members left out: the first record is kept.
     excluded: BTreeMap<u64, Vec<u8>>,
@@ -214,12 +215,28 @@ fn apply(l: &Ledger, model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
             model.summaries.entry((*t, *signer)).or_insert(*root);
         }
         Op::Certify { t, root } => {
-            l.put_certificate(&records::certificate(*t, *root)).unwrap();
-            model.certs.insert(*t, *root);
+            let outcome = l.put_certificate(&records::certificate(*t, *root)).unwrap();
+            let expected = match model.certs.get(t) {
+                None => FirstWrite::Stored,
+                Some(held) if held == root => FirstWrite::Duplicate,
+                Some(held) => FirstWrite::Conflict {
+                    held: records::certificate(*t, *held),
+                },
+            };
+            prop_assert_eq!(outcome, expected);
+            model.certs.entry(*t).or_insert(*root);
         }
         Op::Reveal { t, by, secret } => {
-            l.put_reveal(&records::reveal(*t, *by, *secret)).unwrap();
-            model.reveals.insert((*t, *by), *secret);
+            let outcome = l.put_reveal(&records::reveal(*t, *by, *secret)).unwrap();
+            let expected = match model.reveals.get(&(*t, *by)) {
+                None => FirstWrite::Stored,
+                Some(held) if held == secret => FirstWrite::Duplicate,
+                Some(held) => FirstWrite::Conflict {
+                    held: records::reveal(*t, *by, *held),
+                },
+            };
+            prop_assert_eq!(outcome, expected);
+            model.reveals.entry((*t, *by)).or_insert(*secret);
         }
         Op::Exclude { t, members } => {
             let nodes: Vec<NodeId> = members.iter().map(|n| node(*n)).collect();

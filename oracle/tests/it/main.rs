@@ -3,6 +3,7 @@
 
 mod byzantine;
 mod committee;
+mod conflicts;
 mod integrity;
 mod ledger_model;
 mod policy;

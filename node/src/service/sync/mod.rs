@@ -1,15 +1,18 @@
 //! Reconciliation with the committee, all of it: the registry (identities, then passkey
-//! enrolments), the acceptances of a closed window and the reveals of a window. Gossip carries
+//! enrolments), the acceptances of a closed window, the reveals of a window and its
+//! certificate. Gossip carries
 //! each of these as it happens; reconciliation copies what a node missed (a cut link, a restart)
 //! over the reconciliation request-response protocol.
 //!
 //! - this file: the reply side, [`serve`], answering a peer's [`ReconcileRpc`] from the ledger
-//!   within the protocol's page limits;
+//!   within the protocol's page limits (a page of keys says whether more follow);
 //! - [`registry`]: pulling identities and passkeys from a peer (at start);
-//! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized).
+//! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized);
+//! - [`certificate`]: answering `/hco/cert/1`, and completing a window's certificate from peers.
 //!
 //! The window driver decides when to pull; whatever is pulled is checked by the oracle again.
 
+mod certificate;
 mod registry;
 mod window;
 
@@ -17,23 +20,49 @@ use std::time::Duration;
 
 use super::Node;
 use crate::network::protocol::{
-    MAX_FETCH, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
+    MAX_FETCH, MAX_KEY_ROUNDS, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
 };
 
+pub use certificate::complete_certificate;
+pub(super) use certificate::serve_cert;
 pub use registry::pull_registry;
 pub use window::{pull_acceptances, pull_reveals, reveals_held};
+
+/// How much a node puts in one reply and asks of one peer: the protocol's limits unless a test
+/// sets smaller ones (to cross the page boundaries with a few records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most accepted keys this node puts in one reply ([`MAX_KEYS`]).
+    pub keys_per_reply: usize,
+    /// Most key replies this node asks one peer for about one window ([`MAX_KEY_ROUNDS`]).
+    pub key_rounds: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            keys_per_reply: MAX_KEYS,
+            key_rounds: MAX_KEY_ROUNDS,
+        }
+    }
+}
 
 /// How long a node waits after a window closes before reconciling, so in-flight gossip lands.
 pub const SETTLE: Duration = Duration::from_millis(1500);
 
 /// Answers a peer's reconciliation request from this node's ledger.
 pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<ReconcileReply> {
+    let keys_per_reply = node.sync_limits.keys_per_reply;
     node.blocking(move |o| -> anyhow::Result<ReconcileReply> {
         let ledger = o.ledger();
         Ok(match request {
             ReconcileRpc::Keys { t, after, limit } => {
-                let limit = (limit as usize).min(MAX_KEYS);
-                ReconcileReply::Keys(ledger.accepted_keys_after(t, after, limit)?)
+                let limit = (limit as usize).min(keys_per_reply);
+                // One key past the page tells whether the window holds more.
+                let mut keys = ledger.accepted_keys_after(t, after, limit.saturating_add(1))?;
+                let more = keys.len() > limit;
+                keys.truncate(limit);
+                ReconcileReply::Keys { keys, more }
             }
             ReconcileRpc::Fetch { t, keys } => {
                 let mut out = Vec::new();

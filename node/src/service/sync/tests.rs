@@ -7,7 +7,10 @@ use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
 use hco_oracle::{Clock, SealedAcceptance, SignedRegister, testing};
 
-use super::{pull_acceptances, pull_registry, pull_reveals, reveals_held, serve};
+use super::{
+    Limits, complete_certificate, pull_acceptances, pull_registry, pull_reveals, reveals_held,
+    serve, serve_cert,
+};
 use crate::network::protocol::{ReconcileReply, ReconcileRpc};
 use crate::testnet::Testnet;
 
@@ -28,6 +31,87 @@ fn known(net: &Testnet, i: usize, key: &SigningKey) -> bool {
         .is_some()
 }
 
+/// `n` identities (from `from` up) issued by member 0 in `t`, registered and accepted there
+/// alone: another member must copy the registrations too before it can record the acceptances.
+async fn accepted_at_0(net: &Testnet, t: u64, n: usize, from: u64) -> Vec<SigningKey> {
+    let keys: Vec<SigningKey> = (from..)
+        .map(testing::key)
+        .filter(|k| net.issuer_of(k, t) == 0)
+        .take(n)
+        .collect();
+    for key in &keys {
+        register_at(net, 0, key);
+    }
+    let responses = net.answered(0, &keys, t);
+    let issuer = net.nodes[0].clone();
+    let now = net.clock.now();
+    let sealed: Vec<SealedAcceptance> = tokio::task::spawn_blocking(move || {
+        issuer.oracle.verify_responses(&responses, now).unwrap()
+    })
+    .await
+    .unwrap()
+    .into_iter()
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(sealed.len(), n);
+    assert!(net.acceptances(1, t).is_empty());
+    keys
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_window_larger_than_one_reply_is_pulled_whole() {
+    // Replies of two keys: five acceptances take three replies, each saying whether more follow.
+    let limits = Limits {
+        keys_per_reply: 2,
+        key_rounds: 8,
+    };
+    let net = Testnet::start_tuned(2, limits, |_| {}).await;
+    let t = 0;
+    let keys = accepted_at_0(&net, t, 5, 5_000).await;
+    let mut pages = Vec::new();
+    let mut after = None;
+    loop {
+        let request = ReconcileRpc::Keys {
+            t,
+            after,
+            limit: u32::MAX,
+        };
+        let Ok(ReconcileReply::Keys { keys, more }) = serve(&net.nodes[0], request).await else {
+            panic!("no keys page");
+        };
+        after = keys.last().copied();
+        pages.push((keys.len(), more));
+        if !more {
+            break;
+        }
+    }
+    assert_eq!(pages, [(2, true), (2, true), (1, false)]);
+
+    let (fetched, answered) = pull_acceptances(&net.nodes[1], t).await;
+
+    assert_eq!((fetched, answered), (keys.len(), 1));
+    let mut held: Vec<_> = net.acceptances(1, t);
+    held.sort_by_key(|a| a.acceptance.challenge().id);
+    let mut at_0: Vec<_> = net.acceptances(0, t);
+    at_0.sort_by_key(|a| a.acceptance.challenge().id);
+    assert_eq!(held, at_0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_pull_stops_after_its_rounds() {
+    let limits = Limits {
+        keys_per_reply: 2,
+        key_rounds: 2,
+    };
+    let net = Testnet::start_tuned(2, limits, |_| {}).await;
+    let t = 0;
+    accepted_at_0(&net, t, 5, 6_000).await;
+
+    // Two replies of two keys: the fifth is left for a larger bound.
+    assert_eq!(pull_acceptances(&net.nodes[1], t).await, (4, 1));
+    assert_eq!(net.acceptances(1, t).len(), 4);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_a_member_pulls_the_registry_it_missed() {
     let net = Testnet::start(2).await;
@@ -46,28 +130,7 @@ async fn sync_a_member_pulls_the_registry_it_missed() {
 async fn sync_a_member_pulls_a_windows_acceptances_and_reveals_it_missed() {
     let net = Testnet::start(2).await;
     let t = 0;
-    // Identities issued by member 0, registered and accepted there alone: member 1 must copy
-    // the registrations too before it can record the acceptances.
-    let keys: Vec<SigningKey> = (3_000..)
-        .map(testing::key)
-        .filter(|k| net.issuer_of(k, t) == 0)
-        .take(5)
-        .collect();
-    for key in &keys {
-        register_at(&net, 0, key);
-    }
-    let responses = net.answered(0, &keys, t);
-    let issuer = net.nodes[0].clone();
-    let now = net.clock.now();
-    let sealed: Vec<SealedAcceptance> = tokio::task::spawn_blocking(move || {
-        issuer.oracle.verify_responses(&responses, now).unwrap()
-    })
-    .await
-    .unwrap()
-    .into_iter()
-    .map(Result::unwrap)
-    .collect();
-    assert_eq!(sealed.len(), keys.len());
+    let keys = accepted_at_0(&net, t, 5, 3_000).await;
     assert!(net.acceptances(1, t).is_empty());
 
     let (fetched, answered) = pull_acceptances(&net.nodes[1], t).await;
@@ -125,6 +188,44 @@ async fn sync_replies_keep_to_the_requested_page() {
     };
     assert!(matches!(
         serve(&node, keys_page).await,
-        Ok(ReconcileReply::Keys(k)) if k.is_empty()
+        Ok(ReconcileReply::Keys { keys, more: false }) if keys.is_empty()
     ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_a_member_completes_a_certificate_it_could_not_form() {
+    let net = Testnet::start(2).await;
+    let t = 0;
+    net.clock.set(net.params.closes_at(t) + 1);
+    let now = net.clock.now();
+    let summarize = |i: usize| {
+        let oracle = net.nodes[i].oracle.clone();
+        tokio::task::spawn_blocking(move || oracle.summarize(t, now).unwrap().unwrap())
+    };
+    let (first, second) = (summarize(0).await.unwrap(), summarize(1).await.unwrap());
+    // Member 0 holds both summaries and so the certificate; member 1 only its own.
+    let oracle = net.nodes[0].oracle.clone();
+    let formed = tokio::task::spawn_blocking(move || oracle.add_summary(&second).unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a quorum of two summaries certifies");
+    assert_eq!(formed.summary, first.summary);
+    assert!(
+        net.nodes[1]
+            .oracle
+            .ledger()
+            .certificate(t)
+            .unwrap()
+            .is_none()
+    );
+    let asked = serve_cert(&net.nodes[1], t).await;
+    assert!(asked.0.is_none(), "no certificate to give yet");
+
+    complete_certificate(&net.nodes[1], t).await;
+
+    let held = net.nodes[1].oracle.ledger().certificate(t).unwrap();
+    assert_eq!(held, Some(formed.clone()));
+    assert_eq!(serve_cert(&net.nodes[1], t).await.0, Some(formed));
+    assert_eq!(net.metrics[1].last_certified_window.get(), t as i64);
 }

@@ -26,8 +26,9 @@ pub async fn pull_acceptances(node: &Arc<Node>, t: u64) -> (usize, usize) {
     (fetched, answered)
 }
 
-/// Pages through `peer`'s accepted keys of `t` and fetches the acceptances missing here;
-/// `None` if the peer did not answer at all.
+/// Pages through `peer`'s accepted keys of `t` (each reply says whether more follow; at most
+/// [`super::Limits::key_rounds`] replies) and fetches the acceptances missing here; `None` if
+/// the peer did not answer at all.
 async fn pull_acceptances_from(node: &Arc<Node>, peer: PeerId, t: u64) -> Option<usize> {
     let oracle = node.oracle.clone();
     let ours: HashSet<(IdentityId, u32)> =
@@ -37,56 +38,82 @@ async fn pull_acceptances_from(node: &Arc<Node>, peer: PeerId, t: u64) -> Option
         };
     let mut fetched = 0;
     let mut after = None;
-    loop {
+    for _ in 0..node.sync_limits.key_rounds {
         let request = ReconcileRpc::Keys {
             t,
             after,
             limit: MAX_KEYS as u32,
         };
-        let Ok(ReconcileReply::Keys(page)) = node.net.reconcile(peer, request).await else {
+        let Ok(ReconcileReply::Keys { keys: page, more }) = node.net.reconcile(peer, request).await
+        else {
             return after.map(|_| fetched);
         };
         let last = page.last().copied();
-        let full = page.len() >= MAX_KEYS;
         let missing: Vec<_> = page.into_iter().filter(|k| !ours.contains(k)).collect();
         for chunk in missing.chunks(MAX_FETCH) {
-            let request = ReconcileRpc::Fetch {
-                t,
-                keys: chunk.to_vec(),
-            };
-            let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await
-            else {
-                return Some(fetched);
-            };
-            let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
-                let oracle = node.oracle.clone();
-                tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
-            };
-            let mut result = record(batch.clone()).await;
-            // Acceptances of identities whose registration missed this node (a cut link):
-            // copy the peer's registry, then try once more.
-            if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
-                if let Err(e) = pull_identities(node, peer).await {
-                    tracing::debug!(error = %e, "registry sync failed");
-                }
-                result = record(batch).await;
-            }
-            match result {
-                Ok(Ok(Ok(n))) => fetched += n,
-                Ok(Ok(Err(reason))) => {
-                    tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check")
-                }
-                Ok(Err(e)) => {
-                    node.supervisor
-                        .storage_failed("recording reconciled acceptances", e);
-                    return None;
-                }
-                Err(e) => tracing::error!(t, error = %e, "recording reconciled acceptances failed"),
+            match fetch_chunk(node, peer, t, chunk).await {
+                Some(n) => fetched += n,
+                None => return Some(fetched),
             }
         }
         match last {
-            Some(last) if full => after = Some(last),
+            // Continue after the last key; a peer that does not move forward is done.
+            Some(last) if more && after.is_none_or(|a| a < last) => after = Some(last),
             _ => return Some(fetched),
+        }
+    }
+    tracing::warn!(
+        t,
+        %peer,
+        fetched,
+        rounds = node.sync_limits.key_rounds,
+        "the peer holds more keys of the window than one reconciliation pulls; the rest is left"
+    );
+    Some(fetched)
+}
+
+/// Fetches the acceptances of `chunk` from `peer` and records them; how many were new, or
+/// `None` when the peer did not answer or storage failed.
+async fn fetch_chunk(
+    node: &Arc<Node>,
+    peer: PeerId,
+    t: u64,
+    chunk: &[(IdentityId, u32)],
+) -> Option<usize> {
+    let request = ReconcileRpc::Fetch {
+        t,
+        keys: chunk.to_vec(),
+    };
+    let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await else {
+        return None;
+    };
+    let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
+        let oracle = node.oracle.clone();
+        tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
+    };
+    let mut result = record(batch.clone()).await;
+    // Acceptances of identities whose registration missed this node (a cut link): copy the
+    // peer's registry, then try once more.
+    if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
+        if let Err(e) = pull_identities(node, peer).await {
+            tracing::debug!(error = %e, "registry sync failed");
+        }
+        result = record(batch).await;
+    }
+    match result {
+        Ok(Ok(Ok(n))) => Some(n),
+        Ok(Ok(Err(reason))) => {
+            tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check");
+            Some(0)
+        }
+        Ok(Err(e)) => {
+            node.supervisor
+                .storage_failed("recording reconciled acceptances", e);
+            None
+        }
+        Err(e) => {
+            tracing::error!(t, error = %e, "recording reconciled acceptances failed");
+            Some(0)
         }
     }
 }
