@@ -53,6 +53,15 @@ struct Report {
     registrations_per_s: f64,
     server_cpu_s: f64,
     accepted_per_server_core_s: f64,
+    /// Server CPU per accepted response, in milliseconds.
+    server_cpu_ms_per_accepted: f64,
+    /// CPU the load generator (this process) used in the measured phase.
+    client_cpu_s: f64,
+    /// Shares of the machine's cores over the measured phase: a server share well below 1
+    /// with a large client share means the load generator, not the node, was the limit.
+    server_share_of_machine: f64,
+    client_share_of_machine: f64,
+    cores: usize,
     durable_writes: bool,
 }
 
@@ -128,6 +137,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let latencies = Mutex::new(Vec::new());
     let limit = Duration::from_secs(args.seconds);
     let server_cpu_before = cpu_seconds(pid).unwrap_or(0.0);
+    let client_cpu_before = cpu_seconds(std::process::id()).unwrap_or(0.0);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..concurrency {
@@ -162,6 +172,9 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let elapsed = start.elapsed().as_secs_f64();
     tracing::info!(codes = ?error_codes.lock().map(|c| c.clone()).unwrap_or_default(), "registration errors");
     let server_cpu = cpu_seconds(pid).unwrap_or(0.0) - server_cpu_before;
+    let client_cpu = cpu_seconds(std::process::id()).unwrap_or(0.0) - client_cpu_before;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = |cpu: f64| (cpu / (elapsed * cores as f64) * 100.0).round() / 100.0;
     let mut latencies = latencies.into_inner().unwrap_or_default();
     latencies.sort();
     let accepted = accepted.into_inner();
@@ -182,6 +195,15 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         } else {
             0.0
         },
+        server_cpu_ms_per_accepted: if accepted > 0 {
+            (server_cpu * 1000.0 / accepted as f64 * 1000.0).round() / 1000.0
+        } else {
+            0.0
+        },
+        client_cpu_s: (client_cpu * 100.0).round() / 100.0,
+        server_share_of_machine: share(server_cpu),
+        client_share_of_machine: share(client_cpu),
+        cores,
         durable_writes: true,
     };
     if args.json {
