@@ -1,9 +1,11 @@
 //! The stateful oracle of one committee node over its [`Ledger`], in one file per job:
 //! [`identity`](self) (registration, passkeys), `issue` (the window's step sequence), `verify`
-//! (answers, one per challenge, with group commit), `remote` (acceptances of other members) and
-//! `close` (summaries, certificates, reveals, audits, status). Every method takes `now`;
-//! nothing here reads a clock, opens a socket or spawns a task.
+//! (answers, one per challenge, with group commit), `remote` (acceptances of other members),
+//! `active` (a window's active set) and `close` (summaries, certificates, reveals, audits,
+//! status). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
+//! task.
 
+mod active;
 mod close;
 mod envelope;
 mod identity;
@@ -53,6 +55,10 @@ pub struct Oracle {
     presence: PresenceFamily,
     /// The last slot beacon computed from final inputs, `(t, beacon)`.
     beacon_cache: Mutex<Option<(u64, Digest)>>,
+    /// The active set last summarized or proved from, `(t, set)`: proofs of a certified
+    /// window are served from it while its root is the certified one (see
+    /// [`Oracle::membership`]), not from a scan of the window per request.
+    proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
 }
 
 impl Oracle {
@@ -84,6 +90,7 @@ impl Oracle {
             ledger,
             commit: Mutex::new(()),
             beacon_cache: Mutex::new(None),
+            proof_set: Mutex::new(None),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),
             presence,
