@@ -6,6 +6,7 @@ pub mod flood;
 pub mod gossip;
 pub mod http;
 pub mod load;
+pub mod scale;
 pub mod verify;
 
 use clap::Subcommand;
@@ -25,6 +26,9 @@ pub enum BenchCommand {
     /// A junk-registration flood on loopback: honest verification p99 under it against a
     /// quiet node, and the member's disk before and after pruning the idle identities.
     Flood(flood::FloodArgs),
+    /// A member's ledger with N identities and one window: certificate, proofs, audit,
+    /// reconciliation, pruning, disk and memory, and the figures carried to 10^7 identities.
+    Scale(scale::ScaleArgs),
     /// Every family's generation and verification rates and its baseline solver's success.
     Families {
         /// Print one JSON object keyed by family name.
@@ -44,6 +48,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Http(args) => http::run(args),
         BenchCommand::Gossip(args) => gossip::run(args),
         BenchCommand::Flood(args) => flood::run(args),
+        BenchCommand::Scale(args) => scale::run(args),
         BenchCommand::Families { json, millis } => {
             let report = hco_challenges::bench_families(
                 &hco_challenges::Registry::builtin(),

@@ -3,71 +3,24 @@
 //! audits, and each identity's lifecycle status.
 
 use std::collections::BTreeMap;
-
-use hco_challenges::Class;
+use std::sync::Arc;
 
 use crate::audit::{AuditReport, SignedReveal, audit_window};
 use crate::certificate::{
-    MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
+    ActiveSet, MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
 use crate::ledger::{FirstWrite, LedgerError};
 use crate::lifecycle::{IdentityStatus, status};
 use crate::{Digest, IdentityId, NodeId, Reason, SealedAcceptance, Timestamp};
 
+use super::active::Counted;
 use super::{Oracle, Outcome};
 
-impl Oracle {
-    /// The active set of window `t`: every identity whose accepted challenges pass every step
-    /// of its class's policy, with that class (the class of the families it answered), sorted
-    /// by identity. Once `t` is summarized, acceptances of the members left out of it
-    /// ([`Oracle::excluded_members`]) no longer count.
-    pub fn active_set(&self, t: u64) -> Result<Vec<(IdentityId, Class)>, LedgerError> {
-        let mut out = Vec::new();
-        let mut current: Option<(IdentityId, Vec<String>)> = None;
-        let close = |entry: Option<(IdentityId, Vec<String>)>,
-                     out: &mut Vec<(IdentityId, Class)>|
-         -> Result<(), LedgerError> {
-            let Some((id, families)) = entry else {
-                return Ok(());
-            };
-            // The class comes from the families answered (each family admits one class; the
-            // issuer checked the registration), so a member that missed a registration's gossip
-            // still computes the same set.
-            let mut classes = families
-                .iter()
-                .map(|f| self.registry.get(f).map(|family| family.class()));
-            let Some(Some(class)) = classes.next() else {
-                return Ok(());
-            };
-            if classes.all(|c| c == Some(class))
-                && self
-                    .params
-                    .policy(class)
-                    .covered_by(families.iter().map(String::as_str))
-            {
-                out.push((id, class));
-            }
-            Ok(())
-        };
-        let excluded = self.ledger.excluded(t)?.unwrap_or_default();
-        for sealed in self.ledger.acceptances(t) {
-            let sealed = sealed?;
-            let c = sealed.acceptance.challenge();
-            if excluded.contains(&c.issuer) {
-                continue;
-            }
-            match &mut current {
-                Some((id, families)) if *id == c.id => families.push(c.family.clone()),
-                _ => {
-                    close(current.take(), &mut out)?;
-                    current = Some((c.id, vec![c.family.clone()]));
-                }
-            }
-        }
-        close(current, &mut out)?;
-        Ok(out)
-    }
+/// Acceptances of other members audited at a time while summarizing (the audit reads the
+/// window's reveals once per chunk).
+const AUDIT_CHUNK: usize = 4096;
 
+impl Oracle {
     fn check_closed(&self, t: u64, now: Timestamp) -> Result<(), Reason> {
         let closes_at = self.params.closes_at(t);
         if now < closes_at {
@@ -95,18 +48,30 @@ impl Oracle {
             return Ok(Ok(mine));
         }
         self.record_reveal(&self.own_reveal(t))?;
-        // This node's own acceptances passed its own verification: audit the others'.
-        let others: Vec<SealedAcceptance> = self
-            .ledger
-            .acceptances(t)
-            .filter(|s| s.as_ref().map_or(true, |s| s.seal.issuer != self.node))
-            .collect::<Result<_, _>>()?;
-        let report = self.audit_acceptances(t, &others)?;
-        self.keep_evidence(report.findings.iter().map(Into::into).collect())?;
+        // One pass over the window: the acceptances other members issued are audited (this
+        // node's own passed its own verification) a chunk at a time, and what the active set
+        // needs of every acceptance is kept, to count once the members left out are known.
+        let mut counted = Vec::new();
+        let mut others = Vec::with_capacity(AUDIT_CHUNK);
+        let mut findings = Vec::new();
+        for sealed in self.ledger.acceptances(t) {
+            let sealed = sealed?;
+            counted.push(Counted::of(&sealed));
+            if sealed.seal.issuer != self.node {
+                others.push(sealed);
+            }
+            if others.len() == AUDIT_CHUNK {
+                findings.extend(self.audit_acceptances(t, &others)?.findings);
+                others.clear();
+            }
+        }
+        findings.extend(self.audit_acceptances(t, &others)?.findings);
+        self.keep_evidence(findings.iter().map(Into::into).collect())?;
         let excluded = self.excluded_members(t)?;
         self.ledger.put_excluded(t, &excluded)?;
-        let active = self.active_set(t)?;
-        let (summary, _) = WindowSummary::of(t, active, self.params_digest);
+        let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;
+        let (summary, set) = WindowSummary::of(t, active, self.params_digest);
+        self.keep_proof_set(t, Arc::new(set))?;
         let signed = SignedSummary::new(&self.key, summary);
         self.ledger.put_summary(&signed)?;
         self.try_certify(t)?;
@@ -177,12 +142,45 @@ impl Oracle {
         let Some(cert) = self.ledger.certificate(t)? else {
             return Ok(None);
         };
-        let active = self.active_set(t)?;
-        let (summary, set) = WindowSummary::of(t, active, self.params_digest);
-        if summary.root != cert.summary.root {
+        let Some(set) = self.certified_set(t, &cert)? else {
+            return Ok(None);
+        };
+        Ok(set.proof(id).map(|proof| (cert, proof)))
+    }
+
+    /// This node's active set of window `t` if its root is the one `cert` certifies. The set
+    /// last summarized or proved from is kept and reused while it matches, so serving a proof
+    /// does not scan the window (a full scan per request at 10^6 identities takes seconds);
+    /// otherwise the set is derived again from the ledger (reconciliation may have completed
+    /// it since) and kept if it matches.
+    fn certified_set(
+        &self,
+        t: u64,
+        cert: &WindowCertificate,
+    ) -> Result<Option<Arc<ActiveSet>>, LedgerError> {
+        let root = cert.summary.root;
+        let kept = self
+            .proof_set
+            .lock()
+            .map_err(|_| LedgerError::Poisoned)?
+            .as_ref()
+            .filter(|(kept_t, set)| *kept_t == t && set.root() == root)
+            .map(|(_, set)| Arc::clone(set));
+        if kept.is_some() {
+            return Ok(kept);
+        }
+        let (summary, set) = WindowSummary::of(t, self.active_set(t)?, self.params_digest);
+        if summary.root != root {
             return Ok(None);
         }
-        Ok(set.proof(id).map(|proof| (cert, proof)))
+        let set = Arc::new(set);
+        self.keep_proof_set(t, Arc::clone(&set))?;
+        Ok(Some(set))
+    }
+
+    fn keep_proof_set(&self, t: u64, set: Arc<ActiveSet>) -> Result<(), LedgerError> {
+        *self.proof_set.lock().map_err(|_| LedgerError::Poisoned)? = Some((t, set));
+        Ok(())
     }
 
     /// Publishes this node's secret of closed window `t`.

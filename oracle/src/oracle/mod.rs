@@ -1,9 +1,11 @@
 //! The stateful oracle of one committee node over its [`Ledger`], in one file per job:
 //! [`identity`](self) (registration, passkeys), `issue` (the window's step sequence), `verify`
-//! (answers, one per challenge, with group commit), `remote` (acceptances of other members) and
-//! `close` (summaries, certificates, reveals, audits, status). Every method takes `now`;
-//! nothing here reads a clock, opens a socket or spawns a task.
+//! (answers, one per challenge, with group commit), `remote` (acceptances of other members),
+//! `active` (a window's active set) and `close` (summaries, certificates, reveals, audits,
+//! status). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
+//! task.
 
+mod active;
 mod close;
 mod envelope;
 mod identity;
@@ -59,6 +61,10 @@ pub struct Oracle {
     beacon_cache: Mutex<Option<(u64, Digest)>>,
     /// Told of new evidence, whatever brought it (audit, reveal, summary, gossip, certificate).
     evidence_observer: OnceLock<EvidenceObserver>,
+    /// The active set last summarized or proved from, `(t, set)`: proofs of a certified
+    /// window are served from it while its root is the certified one (see
+    /// [`Oracle::membership`]), not from a scan of the window per request.
+    proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
 }
 
 impl Oracle {
@@ -91,6 +97,7 @@ impl Oracle {
             commit: Mutex::new(()),
             beacon_cache: Mutex::new(None),
             evidence_observer: OnceLock::new(),
+            proof_set: Mutex::new(None),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),
             presence,

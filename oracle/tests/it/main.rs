@@ -8,6 +8,7 @@ mod integrity;
 mod ledger_model;
 mod policy;
 mod presence;
+mod proofs;
 mod rejections;
 mod remote_property;
 mod rules_property;
