@@ -77,7 +77,7 @@ async fn a_gossiped_registration_with_a_stale_proof_is_refused() {
     let oracle = net.nodes[0].oracle.clone();
     let gateway = stale.clone();
     let refused =
-        tokio::task::spawn_blocking(move || oracle.register_from_client(&gateway, now).unwrap())
+        tokio::task::spawn_blocking(move || oracle.register_fresh(&gateway, now).unwrap())
             .await
             .unwrap();
     assert_eq!(refused.unwrap_err().code(), "registration_proof_stale");

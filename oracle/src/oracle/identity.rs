@@ -21,15 +21,6 @@ pub enum Origin {
 pub const ENROLMENT_TTL_MS: u64 = 10 * 60 * 1000;
 
 impl Oracle {
-    /// Registers an identity sent by a client: [`Oracle::register_fresh`].
-    pub fn register_from_client(
-        &self,
-        reg: &SignedRegister,
-        now: Timestamp,
-    ) -> Outcome<IdentityRecord> {
-        self.register_fresh(reg, now)
-    }
-
     /// Registers a new identity as it is sent (by a client, or relayed on gossip):
     /// [`Oracle::register`] after refusing a new identity's registration dated before the
     /// previous window while the network requires a proof of work (so proofs cannot be
@@ -243,11 +234,7 @@ mod tests {
     }
 
     fn refused(o: &Oracle, reg: &SignedRegister, now: u64) -> &'static str {
-        let code = o
-            .register_from_client(reg, now)
-            .unwrap()
-            .unwrap_err()
-            .code();
+        let code = o.register_fresh(reg, now).unwrap().unwrap_err().code();
         assert_eq!(o.ledger().identity(&reg.body.id).unwrap(), None, "{code}");
         code
     }
@@ -291,9 +278,9 @@ mod tests {
             now - p.window_ms,
             BITS,
         );
-        o.register_from_client(&fresh, now).unwrap().unwrap();
+        o.register_fresh(&fresh, now).unwrap().unwrap();
         // Re-sending a known identity's registration stays idempotent, however old.
-        o.register_from_client(&stale, now).unwrap().unwrap();
+        o.register_fresh(&stale, now).unwrap().unwrap();
         assert_eq!(o.ledger().identity_count(), 2);
     }
 
@@ -307,7 +294,7 @@ mod tests {
         let code = o.register(&moved, now).unwrap().unwrap_err().code();
         assert_eq!(code, "bad_identity_signature");
         let off = oracle(0);
-        off.register_from_client(&SignedRegister::new(&key, Class::Agent, 0), now)
+        off.register_fresh(&SignedRegister::new(&key, Class::Agent, 0), now)
             .unwrap()
             .unwrap();
     }
