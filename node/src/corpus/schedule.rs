@@ -1,6 +1,7 @@
 //! Keeping the narrative set schedule honest on this node: at start, refuse a schedule that
 //! would show a set again that an earlier window already used (recorded in the ledger's
-//! `narrative_sets` tree); then, as each window opens, record the slices of the windows
+//! `narrative_sets` tree), or that has no fresh set for the current window before any window
+//! used one (a `start_window` left far behind the clock); then, as each window opens, record the slices of the windows
 //! reached so far, publish how many windows of fresh sets remain
 //! (`hco_narrative_windows_remaining`, and `agent_corpus.schedule` in `/v1/windows/current`),
 //! warn when fewer than `[agent] warn_corpus_remaining` are left, and log an error once none are.
@@ -56,9 +57,10 @@ impl SetsWatch {
         if !self.watched() {
             return Ok(());
         }
-        let reused = self.schedule.reused(&ledger.sets_used()?, t);
+        let used = ledger.sets_used()?;
+        let reused = self.schedule.reused(&used, t);
         if reused.is_empty() {
-            return Ok(());
+            return self.check_not_spent_unused(used.is_empty(), t);
         }
         let named: Vec<String> = reused
             .iter()
@@ -79,6 +81,29 @@ impl SetsWatch {
             reused.len(),
             named.join(", "),
             if reused.len() > NAMED { ", …" } else { "" },
+        )
+    }
+
+    /// Refuses to start in window `t` when the schedule has no fresh set left for it although
+    /// no window ever used one (`none_used`): a new network whose `start_window` was left at 0
+    /// while the clock is far past it, so the whole corpus counts as spent before its first
+    /// window. A corpus that ran out after serving its windows is only logged (see [`Self::log`]):
+    /// the human class keeps running.
+    fn check_not_spent_unused(&self, none_used: bool, t: u64) -> anyhow::Result<()> {
+        if !none_used || self.schedule.windows_left(t) != Some(0) {
+            return Ok(());
+        }
+        let from = self.schedule.params().start_window;
+        bail!(
+            "the narrative corpus has no fresh set for the current window {t}: its schedule \
+             covers windows {from}..{} (`[network.narrative] start_window = {from}`, {} \
+             set(s) per window), so the agent class would refuse every challenge and session \
+             with corpus_exhausted. On a new network set `start_window = {t}` (or later) on \
+             every member. Otherwise generate more sets (`hco corpus generate`), add the used \
+             ones to the `[agent] retired_sets` file and set `start_window` to {t} on every \
+             member, or run without the agent class (`[agent] enabled = false`)",
+            self.schedule.end_window(),
+            self.schedule.params().sets_per_window,
         )
     }
 

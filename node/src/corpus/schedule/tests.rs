@@ -92,3 +92,42 @@ fn the_gauge_counts_windows_left_and_the_threshold_is_in_windows() {
     assert_eq!(reuse.record(&ledger, 5).unwrap(), 0);
     assert!(ledger.sets_used().unwrap().is_empty());
 }
+
+#[test]
+fn a_schedule_already_spent_at_start_is_refused_naming_start_window() {
+    let none = RetiredSets::default();
+    let ledger = Ledger::temporary(Digest::ZERO).unwrap();
+    let n = Corpus::embedded().sets().len() as u64;
+    // A new network left at `start_window = 0` while the clock is in window 490_000: every
+    // set counts as spent before the agent class has run once.
+    let err = watch(&none, 0)
+        .check(&ledger, 490_000)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("start_window = 490000"), "{err}");
+    assert!(err.contains(&format!("windows 0..{n}")), "{err}");
+    // The fix it names.
+    watch(&none, 490_000).check(&ledger, 490_000).unwrap();
+    // The last scheduled window still starts; the one after it does not.
+    watch(&none, 0).check(&ledger, n - 1).unwrap();
+    watch(&none, 0).check(&ledger, n).unwrap_err();
+    // A network whose corpus ran out after serving its windows keeps running (its human
+    // class); the node logs an error each window instead.
+    watch(&none, 0).record(&ledger, n - 1).unwrap();
+    watch(&none, 0).check(&ledger, n + 5).unwrap();
+    // Without reuse checks (the starter corpus in development) nothing is refused.
+    let reuse = SetsWatch::new(
+        SetSchedule::new(
+            Corpus::embedded(),
+            &none,
+            ScheduleParams {
+                reuse: true,
+                ..ScheduleParams::default()
+            },
+        ),
+        true,
+        Duration::from_secs(60),
+        HOUR,
+    );
+    reuse.check(&ledger, 490_000).unwrap();
+}
