@@ -375,6 +375,15 @@ pub trait Family: Send + Sync + 'static {
     /// Checks an answer against the key. Must not panic on any input.
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject>;
 
+    /// For the operator's logs and metrics only, never for the client: whether each part of a
+    /// multi-part answer was right (`narrative_chain`'s parts). `None` for a family of one
+    /// part, or an answer that cannot be judged part by part (malformed, wrong count). Must
+    /// not panic on any input.
+    fn part_verdicts(&self, key: &AnswerKey, answer: &[u8]) -> Option<Vec<bool>> {
+        let _ = (key, answer);
+        None
+    }
+
     /// Whether answers are checked against the identity's enrolled passkeys (`presence`).
     fn uses_passkeys(&self) -> bool {
         false

@@ -13,6 +13,7 @@
 
 mod batcher;
 mod network_events;
+mod observers;
 mod queue;
 mod registrar;
 pub mod sync;
@@ -102,18 +103,7 @@ impl Node {
             .map(|f| f.name.as_str())
             .collect();
         metrics.preregister(&families);
-        // Evidence is counted when it is stored, whenever it arrives (before or after its
-        // window is summarized, by audit, reveal, summary, gossip or certificate).
-        let counted = metrics.clone();
-        let observed = oracle.observe_evidence(move |e| {
-            tracing::warn!(t = e.window(), accused = %e.accused(), kind = e.kind(), "evidence against a committee member");
-            counted.record_evidence(e);
-        });
-        if !observed {
-            tracing::error!(
-                "the oracle's evidence is already observed: this node does not count it"
-            );
-        }
+        observers::install(&oracle, &metrics);
         let (verify_queue, verifications) = batcher::channel();
         let (register_queue, registrations) = registrar::channel();
         let node = Arc::new(Self {

@@ -37,6 +37,26 @@ pub use stage::{STAGE_PREFIX, parse_stage_answer};
 /// [`Oracle::observe_evidence`]).
 pub type EvidenceObserver = Box<dyn Fn(&crate::Evidence) + Send + Sync>;
 
+/// Told of each wrong multi-part answer's verdicts part by part (see
+/// [`Oracle::observe_part_verdicts`]).
+pub type PartObserver = Box<dyn Fn(&PartVerdicts<'_>) + Send + Sync>;
+
+/// Which parts of a wrong multi-part answer (`narrative_chain`) were right: for the operator's
+/// logs and metrics only. The client is told `answer_mismatch`, never which part.
+#[derive(Debug)]
+pub struct PartVerdicts<'a> {
+    /// The family.
+    pub family: &'a str,
+    /// The window.
+    pub t: u64,
+    /// The identity that answered.
+    pub id: &'a IdentityId,
+    /// The step index.
+    pub j: u32,
+    /// Right (`true`) or wrong, per part in order.
+    pub parts: &'a [bool],
+}
+
 /// A rejection is `Ok(Err(reason))`; a storage failure is `Err`.
 pub type Outcome<T> = Result<Result<T, Reason>, LedgerError>;
 
@@ -61,6 +81,8 @@ pub struct Oracle {
     beacon_cache: Mutex<Option<(u64, Digest)>>,
     /// Told of new evidence, whatever brought it (audit, reveal, summary, gossip, certificate).
     evidence_observer: OnceLock<EvidenceObserver>,
+    /// Told of the per-part verdicts of wrong multi-part answers.
+    part_observer: OnceLock<PartObserver>,
     /// The active set last summarized or proved from, `(t, set)`: proofs of a certified
     /// window are served from it while its root is the certified one (see
     /// [`Oracle::membership`]), not from a scan of the window per request.
@@ -97,6 +119,7 @@ impl Oracle {
             commit: Mutex::new(()),
             beacon_cache: Mutex::new(None),
             evidence_observer: OnceLock::new(),
+            part_observer: OnceLock::new(),
             proof_set: Mutex::new(None),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),
@@ -127,6 +150,17 @@ impl Oracle {
         observer: impl Fn(&crate::Evidence) + Send + Sync + 'static,
     ) -> bool {
         self.evidence_observer.set(Box::new(observer)).is_ok()
+    }
+
+    /// Sets what is told, once the verdict is durable, of each wrong multi-part answer's
+    /// verdicts part by part (an identity-signed first answer, never a forgery or a replay);
+    /// once per oracle: `false` if one was set before. Without an observer nothing is
+    /// computed.
+    pub fn observe_part_verdicts(
+        &self,
+        observer: impl Fn(&PartVerdicts<'_>) + Send + Sync + 'static,
+    ) -> bool {
+        self.part_observer.set(Box::new(observer)).is_ok()
     }
 
     /// The family registry.

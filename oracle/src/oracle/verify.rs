@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use hco_challenges::{Context, CounterUpdate};
+use hco_challenges::{Context, CounterUpdate, Reject};
 
 use crate::ledger::{AnsweredRecord, LedgerError};
 use crate::messages::VERSION;
@@ -24,6 +24,8 @@ struct Checked<'a> {
     signing_digest: Digest,
     /// The answer's verdict, with the counter it moves (presence).
     answer: Result<Option<CounterUpdate>, Reason>,
+    /// A wrong multi-part answer's verdict part by part, when someone observes them.
+    parts: Option<Vec<bool>>,
 }
 
 impl Oracle {
@@ -77,6 +79,8 @@ impl Oracle {
         let mut out: Vec<Option<Result<SealedAcceptance, Reason>>> =
             Vec::with_capacity(responses.len());
         let mut wrote = false;
+        // Per-part verdicts of wrong answers, told to the observer once they are durable.
+        let mut observed: Vec<(usize, Vec<bool>)> = Vec::new();
         {
             let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
             let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
@@ -85,7 +89,7 @@ impl Oracle {
             // each other here, under the lock, so two assertions cannot both claim one count.
             let mut counters: HashMap<(IdentityId, Vec<u8>), u32> = HashMap::new();
             for (i, checked) in results.into_iter().enumerate() {
-                let checked = match checked {
+                let mut checked = match checked {
                     Err(reason) => {
                         out.push(Some(Err(reason)));
                         continue;
@@ -121,6 +125,9 @@ impl Oracle {
                             };
                             self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
                             wrote = true;
+                            if let Some(parts) = checked.parts.take() {
+                                observed.push((i, parts));
+                            }
                         }
                         out.push(Some(Err(reason)));
                     }
@@ -142,6 +149,18 @@ impl Oracle {
         }
         if wrote {
             self.ledger.make_durable()?;
+        }
+        if let Some(observer) = self.part_observer.get() {
+            for (i, parts) in &observed {
+                let c = &responses[*i].challenge.challenge;
+                observer(&super::PartVerdicts {
+                    family: &c.family,
+                    t: c.t,
+                    id: &c.id,
+                    j: c.j,
+                    parts,
+                });
+            }
         }
         Ok(out
             .into_iter()
@@ -220,11 +239,13 @@ impl Oracle {
                 response: r,
                 signing_digest: Response::digest_for(&challenge_id, &r.answer),
                 answer: Err(Reason::AlreadyAnswered),
+                parts: None,
             }));
         }
         // 7. The verdict on the answer (reported after signature and replay): faster than a
         // person, or wrong against the regenerated key. The envelope matched our record, so
         // only the answer key is needed: no re-signing.
+        let mut parts = None;
         let answer = if let Err(too_fast) = super::envelope::solve_time(config, c, now) {
             Err(too_fast)
         } else {
@@ -248,9 +269,14 @@ impl Oracle {
                 c.j,
                 &c.family,
             ) {
-                Ok((_, generated)) => family
-                    .verify_in(&generated.key, &r.answer, &context)
-                    .map_err(Reason::Answer),
+                Ok((_, generated)) => {
+                    let verdict = family.verify_in(&generated.key, &r.answer, &context);
+                    if verdict == Err(Reject::AnswerMismatch) && self.part_observer.get().is_some()
+                    {
+                        parts = family.part_verdicts(&generated.key, &r.answer);
+                    }
+                    verdict.map_err(Reason::Answer)
+                }
                 Err(reason) => Err(reason),
             }
         };
@@ -258,6 +284,7 @@ impl Oracle {
             response: r,
             signing_digest: Response::digest_for(&challenge_id, &r.answer),
             answer,
+            parts,
         }))
     }
 }

@@ -389,3 +389,69 @@ fn a_pruned_identity_is_unknown_to_issuance_even_after_its_profile_was_cached() 
         .unwrap();
     assert_eq!(after.unwrap_err().code(), "unknown_identity");
 }
+
+#[test]
+fn a_wrong_narrative_answer_tells_the_client_only_that_it_is_wrong_and_the_operator_which_part() {
+    use hco_oracle::policy::{Step, WindowPolicy};
+    use std::sync::{Arc, Mutex};
+    let net = Net::with(1, |p| {
+        p.families.push(hco_oracle::FamilyConfig {
+            name: "narrative_chain".into(),
+            deadline_ms: 15_000,
+            difficulty: 3,
+            min_solve_ms: 0,
+        });
+        p.policies.agent = WindowPolicy {
+            steps: vec![Step::Family("narrative_chain".into())],
+            spares: 0,
+        };
+    });
+    let oracle = &net.oracles[0];
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    assert!(oracle.observe_part_verdicts(move |v| {
+        sink.lock()
+            .unwrap()
+            .push((v.family.to_owned(), v.t, v.j, v.parts.to_vec()));
+    }));
+    let now = net.start(0) + 1_000;
+    let agent = testing::key(40);
+    net.register(&agent, Class::Agent, now);
+    let issued = oracle
+        .issue(&SignedRequest::new(&agent, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    assert_eq!(issued.prompt.family, "narrative_chain");
+    let right: Vec<String> = serde_json::from_slice(&crate::support::reference(
+        oracle,
+        &testing::key(1),
+        &issued,
+    ))
+    .unwrap();
+    assert_eq!(right.len(), 3);
+    let mut wrong = right.clone();
+    wrong[1] = "certainly not this".into();
+    let wrong = serde_json::to_vec(&wrong).unwrap();
+
+    // A forged answer (bad identity signature) is not judged, and not observed.
+    let mut forged = Response::new(&agent, issued.challenge.clone(), wrong.clone());
+    forged.sig.0[0] ^= 1;
+    let refused = oracle.verify_response(&forged, now + 2_000).unwrap();
+    assert_eq!(refused.unwrap_err().code(), "bad_identity_signature");
+    assert!(seen.lock().unwrap().is_empty());
+
+    // The identity's wrong answer: the client hears `answer_mismatch`, nothing about parts.
+    let response = Response::new(&agent, issued.challenge.clone(), wrong);
+    let refused = oracle.verify_response(&response, now + 2_000).unwrap();
+    let reason = refused.unwrap_err();
+    assert_eq!(reason.code(), "answer_mismatch");
+    assert!(!reason.to_string().contains("part"), "{reason}");
+    // The operator's observer is told which part was wrong, once.
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("narrative_chain".to_owned(), 0, 0, vec![true, false, true])]
+    );
+    let again = oracle.verify_response(&response, now + 3_000).unwrap();
+    assert_eq!(again.unwrap_err().code(), "already_answered");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}

@@ -123,6 +123,42 @@ const HEADER: &str = "Read the linked reports below. Each later part refers back
 without repeating their findings. Answer the question after each part. Reply with a JSON array \
 of strings, one short answer per part, in order, for example [\"X-1\", \"amber\", \"3\"].";
 
+/// Whether each part of `answer` is right, or why the answer cannot be judged part by part.
+fn part_verdicts(key: &AnswerKey, answer: &[u8]) -> Result<Vec<bool>, Reject> {
+    let expected = decode_key(key)
+        .filter(|k| !k.is_empty())
+        .ok_or(Reject::InvalidAnswerFormat("corrupt key"))?;
+    if answer.len() > MAX_CHAIN_ANSWER_LEN {
+        return Err(Reject::InvalidAnswerFormat(
+            "the answer is longer than 1024 bytes",
+        ));
+    }
+    if answer.iter().all(u8::is_ascii_whitespace) {
+        return Err(Reject::MissingAnswer);
+    }
+    let answers: Vec<String> = serde_json::from_slice(answer).map_err(|_| {
+        Reject::InvalidAnswerFormat("expected a JSON array of strings, one per part")
+    })?;
+    if answers.len() != expected.len() {
+        return Err(Reject::InvalidAnswerFormat(
+            "the array must hold exactly one answer per part",
+        ));
+    }
+    if answers.iter().any(|a| a.len() > MAX_ROUND_ANSWER_LEN) {
+        return Err(Reject::InvalidAnswerFormat(
+            "an answer is longer than 256 bytes",
+        ));
+    }
+    Ok(expected
+        .iter()
+        .zip(&answers)
+        .map(|(variants, given)| {
+            let given = normalize_answer(given);
+            !given.is_empty() && variants.contains(&given)
+        })
+        .collect())
+}
+
 fn decode_key(key: &AnswerKey) -> Option<Vec<Vec<String>>> {
     serde_json::from_slice(&key.0).ok()
 }
@@ -183,41 +219,17 @@ impl Family for NarrativeChain {
     }
 
     fn verify(&self, key: &AnswerKey, answer: &[u8]) -> Result<(), Reject> {
-        let expected = decode_key(key)
-            .filter(|k| !k.is_empty())
-            .ok_or(Reject::InvalidAnswerFormat("corrupt key"))?;
-        if answer.len() > MAX_CHAIN_ANSWER_LEN {
-            return Err(Reject::InvalidAnswerFormat(
-                "the answer is longer than 1024 bytes",
-            ));
-        }
-        if answer.iter().all(u8::is_ascii_whitespace) {
-            return Err(Reject::MissingAnswer);
-        }
-        let answers: Vec<String> = serde_json::from_slice(answer).map_err(|_| {
-            Reject::InvalidAnswerFormat("expected a JSON array of strings, one per part")
-        })?;
-        if answers.len() != expected.len() {
-            return Err(Reject::InvalidAnswerFormat(
-                "the array must hold exactly one answer per part",
-            ));
-        }
-        if answers.iter().any(|a| a.len() > MAX_ROUND_ANSWER_LEN) {
-            return Err(Reject::InvalidAnswerFormat(
-                "an answer is longer than 256 bytes",
-            ));
-        }
         // One verdict for the whole chain: an empty or wrong part is just wrong, so the code
         // never tells which parts were right.
-        let right = expected.iter().zip(&answers).all(|(variants, given)| {
-            let given = normalize_answer(given);
-            !given.is_empty() && variants.contains(&given)
-        });
-        if right {
+        if part_verdicts(key, answer)?.into_iter().all(|right| right) {
             Ok(())
         } else {
             Err(Reject::AnswerMismatch)
         }
+    }
+
+    fn part_verdicts(&self, key: &AnswerKey, answer: &[u8]) -> Option<Vec<bool>> {
+        part_verdicts(key, answer).ok()
     }
 
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {

@@ -55,6 +55,16 @@ fn answers_are_a_json_array_matched_per_part() {
         family.verify(&g.key, &serde_json::to_vec(&wrong).unwrap()),
         Err(Reject::AnswerMismatch)
     );
+    // Which part was wrong is for the operator only (logs and metrics).
+    assert_eq!(
+        family.part_verdicts(&g.key, &serde_json::to_vec(&wrong).unwrap()),
+        Some(vec![true, false, true])
+    );
+    assert_eq!(
+        family.part_verdicts(&g.key, &serde_json::to_vec(&answers).unwrap()),
+        Some(vec![true, true, true])
+    );
+    assert_eq!(family.part_verdicts(&g.key, b"[\"one\"]"), None);
     let mut padded = answers.clone();
     padded[0] = format!("{} or maybe something else", answers[0]);
     assert_eq!(
