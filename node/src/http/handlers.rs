@@ -43,6 +43,9 @@ pub async fn register(
     body: Result<Json<SignedRegister>, JsonRejection>,
 ) -> ApiResult<impl IntoResponse> {
     let Json(reg) = body?;
+    // The network's proof of work first: a flood of registrations without it is refused for
+    // the price of one hash, before any signature check, ledger read, quota or queue.
+    reg.check_pow(state.node.oracle.params().registration_pow_bits)?;
     state
         .limits
         .charge_identity(&reg.body.id, || reg.check().is_ok())?;

@@ -41,6 +41,13 @@ async fn registration_proofs_are_checked_at_the_gateway() {
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert_eq!(body["code"], code, "{body}");
     }
+    // The proof is checked before the signature (one hash, not a signature check, per junk
+    // registration of a flood): a forged registration without it is refused for the proof.
+    let mut forged = missing.clone();
+    forged.sig.0[0] ^= 1;
+    let (status, body, _) = call(&h.app, "POST", "/v1/identities", json(&forged)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["code"], "registration_proof_missing", "{body}");
     let path = format!("/v1/identities/{id}");
     let (status, _, _) = call(&h.app, "GET", &path, Body::empty()).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "nothing stored");

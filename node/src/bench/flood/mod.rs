@@ -5,13 +5,18 @@
 //! identities were pruned (`ledger.idle_identity_windows = 1`).
 //!
 //! The per-client HTTP limits are off: the flood comes from one address, and what is measured
-//! is what a flood spread over many addresses costs the member.
+//! is what a flood spread over many addresses costs the member. The junk is posted by raw
+//! keep-alive HTTP/1.1 connections ([`junk::RawPoster`]); junk without a proof is prepared
+//! before the flood (the report's `junk_prepare_s`), junk with one is computed as it is sent.
 //!
 //! `--registration-pow-bits` sets the network's registration proof of work (default 0: off).
 //! Honest identities always compute their proof. The junk computes it too (`--junk-proof
 //! compute`, the default: what an attacker pays) or deliberately leaves it out (`omit`: the
 //! cost of refusing it); the report says which (`junk_proof`) and how many were refused.
 
+mod junk;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -78,7 +83,11 @@ struct Report {
     junk_sent: u64,
     junk_registered: u64,
     junk_refused: u64,
+    /// Every refusal of the junk, by code.
+    junk_codes: BTreeMap<String, u64>,
     junk_per_s: f64,
+    /// Seconds spent preparing the junk before the flood (0 when computed as sent).
+    junk_prepare_s: f64,
     quiet_p99_ms: f64,
     flood_p99_ms: f64,
     p99_ratio: f64,
@@ -89,6 +98,9 @@ struct Report {
     identities_pruned: u64,
     flood_seconds: f64,
 }
+
+/// The first junk identity's seed (the honest ones start lower).
+const JUNK_SEED: u64 = 30_000_000;
 
 /// Disk blocks used under `dir`, in MiB.
 fn disk_mb(dir: &Path) -> f64 {
@@ -211,10 +223,17 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     });
 
     // The flood, with honest traffic alongside.
+    let prepare_start = Instant::now();
+    let prepared = if junk_bits == 0 {
+        junk::prepare(args.junk, JUNK_SEED, SystemClock.now())
+    } else {
+        Vec::new()
+    };
+    let junk_prepare_s = prepare_start.elapsed().as_secs_f64();
     let stop = AtomicBool::new(false);
     let sent = AtomicU64::new(0);
     let registered = AtomicU64::new(0);
-    let refused = AtomicU64::new(0);
+    let codes = Mutex::new(BTreeMap::<String, u64>::new());
     let peak_disk = Mutex::new(0.0f64);
     let threads = args.junk_threads.max(1);
     let per_thread = Duration::from_secs_f64(threads as f64 / args.junk_rate.max(1) as f64);
@@ -222,7 +241,8 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let (flood, flood_accepted) = std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
-                let gw = Gateway::new(&url);
+                let mut poster = junk::RawPoster::new(config.http.listen);
+                let mut refusals = BTreeMap::<String, u64>::new();
                 let start = Instant::now();
                 let mut mine = 0u64;
                 loop {
@@ -230,19 +250,29 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
                     if i >= args.junk {
                         break;
                     }
-                    let key = hco_oracle::testing::key(30_000_000 + i);
-                    match register_proven(&gw, &key, SystemClock.now(), junk_bits) {
-                        Ok(()) => {
+                    let fresh;
+                    let body = match prepared.get(i as usize) {
+                        Some(body) => body,
+                        None => {
+                            fresh = junk::body(JUNK_SEED + i, SystemClock.now(), junk_bits);
+                            &fresh
+                        }
+                    };
+                    match poster.post(body) {
+                        Ok(junk::Outcome::Registered) => {
                             registered.fetch_add(1, Ordering::Relaxed);
                         }
-                        Err(code) if code.starts_with("registration_proof") => {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(_) => {}
+                        Ok(junk::Outcome::Refused(code)) => *refusals.entry(code).or_default() += 1,
+                        Err(_) => *refusals.entry("unreachable".into()).or_default() += 1,
                     }
                     mine += 1;
                     if let Some(wait) = (per_thread * mine as u32).checked_sub(start.elapsed()) {
                         std::thread::sleep(wait);
+                    }
+                }
+                if let Ok(mut all) = codes.lock() {
+                    for (code, n) in refusals {
+                        *all.entry(code).or_default() += n;
                     }
                 }
             });
@@ -261,6 +291,12 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let flood_seconds = flood_start.elapsed().as_secs_f64();
     let junk_sent = sent.into_inner().min(args.junk);
     let junk_registered = registered.into_inner();
+    let junk_codes = codes.into_inner().unwrap_or_default();
+    let junk_refused = junk_codes
+        .iter()
+        .filter(|(code, _)| code.starts_with("registration_proof"))
+        .map(|(_, n)| n)
+        .sum();
 
     // Pruning: the junk is idle; wait (bounded) until the member has removed it.
     let gw = Gateway::new(&url);
@@ -279,8 +315,10 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         junk_proof: args.junk_proof,
         junk_sent,
         junk_registered,
-        junk_refused: refused.into_inner(),
+        junk_refused,
+        junk_codes,
         junk_per_s: (junk_sent as f64 / flood_seconds).round(),
+        junk_prepare_s: (junk_prepare_s * 100.0).round() / 100.0,
         quiet_p99_ms: quiet_p99,
         flood_p99_ms: flood_p99,
         p99_ratio: if quiet_p99 > 0.0 {
