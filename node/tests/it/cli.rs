@@ -100,6 +100,53 @@ fn bench_verify_prints_the_json_object() {
     assert_eq!(v["responses"].as_u64(), Some(300));
 }
 
+/// The flood bench, small: junk without the network's proof is refused for it (nothing
+/// registered), then junk that needs none registers and is pruned once idle; honest
+/// identities answer in both phases.
+#[test]
+fn bench_flood_refuses_proofless_junk_and_prunes_registered_junk() {
+    let flood = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "flood",
+            "--json",
+            "--junk-threads",
+            "2",
+            "--quiet-seconds",
+            "2",
+            "--honest-identities",
+            "12",
+            "--honest-clients",
+            "2",
+            "--window-seconds",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, v) = hco_json(&args);
+        assert!(ok, "{v}");
+        assert!(v["quiet_honest_accepted"].as_u64().unwrap() > 0, "{v}");
+        assert!(v["quiet_p99_ms"].as_f64().unwrap() > 0.0, "{v}");
+        v
+    };
+    let v = flood(&[
+        "--junk",
+        "2000",
+        "--junk-rate",
+        "1000",
+        "--registration-pow-bits",
+        "6",
+        "--junk-proof",
+        "omit",
+    ]);
+    assert_eq!(v["junk_sent"], 2000, "{v}");
+    assert_eq!(v["junk_registered"], 0, "{v}");
+    assert_eq!(v["junk_codes"]["registration_proof_missing"], 2000, "{v}");
+    assert!(v["flood_honest_accepted"].as_u64().unwrap() > 0, "{v}");
+    let v = flood(&["--junk", "300", "--junk-rate", "300"]);
+    assert_eq!(v["junk_registered"], 300, "{v}");
+    assert!(v["identities_pruned"].as_u64().unwrap() >= 300, "{v}");
+}
+
 #[test]
 fn sim_bound_of_the_production_policy_is_at_most_ten_identities_per_person() {
     let prod = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/prod.toml");

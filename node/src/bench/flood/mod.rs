@@ -1,6 +1,6 @@
 //! `hco bench flood`: a junk-registration flood against one member on loopback, bounded in
-//! count (`--junk`) and rate (`--junk-rate`). Honest identities register, request and answer
-//! a challenge first on a quiet node, then while the flood runs; the report compares their
+//! count (`--junk`) and rate (`--junk-rate`). Honest identities, registered first, answer a
+//! challenge in every window, first on a quiet node, then while the flood runs; the report compares their
 //! verification p99 and gives the member's disk use at the flood's peak and after the idle
 //! identities were pruned (`ledger.idle_identity_windows = 1`).
 //!
@@ -14,6 +14,7 @@
 //! compute`, the default: what an attacker pays) or deliberately leaves it out (`omit`: the
 //! cost of refusing it); the report says which (`junk_proof`) and how many were refused.
 
+mod honest;
 mod junk;
 
 use std::collections::BTreeMap;
@@ -23,14 +24,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use hco_challenges::Registry;
-use hco_oracle::{Clock, SignedRequest, SystemClock};
+use hco_oracle::{Clock, SystemClock};
 use serde::Serialize;
 
 use super::http::KillOnDrop;
-use super::load::{
-    challenge_and_respond_signed, current, quantile_ms, register_proven, wait_healthy,
-};
+use super::load::{quantile_ms, wait_healthy};
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection, HttpLimits};
 
@@ -50,11 +48,15 @@ pub struct FloodArgs {
     #[arg(long, default_value_t = 8)]
     pub junk_threads: usize,
     /// Seconds of honest traffic measured on the quiet node.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 15)]
     pub quiet_seconds: u64,
     /// Concurrent honest clients.
     #[arg(long, default_value_t = 4)]
     pub honest_clients: usize,
+    /// Honest identities, registered before anything is measured; each answers one challenge
+    /// per window in both phases.
+    #[arg(long, default_value_t = 400)]
+    pub honest_identities: u64,
     /// Window length in seconds (identities idle for one window are pruned).
     #[arg(long, default_value_t = 5)]
     pub window_seconds: u64,
@@ -99,7 +101,9 @@ struct Report {
     flood_seconds: f64,
 }
 
-/// The first junk identity's seed (the honest ones start lower).
+/// The first honest identity's seed.
+const HONEST_SEED: u64 = 20_000_000;
+/// The first junk identity's seed.
 const JUNK_SEED: u64 = 30_000_000;
 
 /// Disk blocks used under `dir`, in MiB.
@@ -135,51 +139,6 @@ fn pruned(gw: &Gateway) -> u64 {
         .unwrap_or(0.0) as u64
 }
 
-/// Honest identities from `seed` on, each registering then answering one challenge, until
-/// `stop`; returns the verification latencies and the accepted count.
-fn honest(
-    url: &str,
-    clients: usize,
-    pow_bits: u32,
-    seed: &AtomicU64,
-    stop: &AtomicBool,
-) -> (Vec<Duration>, u64) {
-    let latencies = Mutex::new(Vec::new());
-    let accepted = AtomicU64::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..clients.max(1) {
-            s.spawn(|| {
-                let gw = Gateway::new(url);
-                let registry = Registry::builtin();
-                let mut mine = Vec::new();
-                while !stop.load(Ordering::Relaxed) {
-                    let key = hco_oracle::testing::key(seed.fetch_add(1, Ordering::Relaxed));
-                    if register_proven(&gw, &key, SystemClock.now(), pow_bits).is_err() {
-                        continue;
-                    }
-                    let Ok((t, _)) = current(&gw) else { continue };
-                    let trip = challenge_and_respond_signed(
-                        &gw,
-                        &registry,
-                        &key,
-                        &SignedRequest::new(&key, t, 0),
-                    );
-                    if trip.accepted {
-                        accepted.fetch_add(1, Ordering::Relaxed);
-                    }
-                    mine.extend(trip.respond);
-                }
-                if let Ok(mut all) = latencies.lock() {
-                    all.extend(mine);
-                }
-            });
-        }
-    });
-    let mut latencies = latencies.into_inner().unwrap_or_default();
-    latencies.sort();
-    (latencies, accepted.into_inner())
-}
-
 pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let mut config = Config::default();
@@ -210,7 +169,18 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let _stop = KillOnDrop(pid);
     let url = format!("http://{}", config.http.listen);
     wait_healthy(&url, Duration::from_secs(30))?;
-    let seed = AtomicU64::new(20_000_000);
+    let honest_keys = honest::register(
+        &url,
+        args.honest_identities,
+        HONEST_SEED,
+        args.honest_clients * 2,
+        pow_bits,
+    );
+    anyhow::ensure!(
+        !honest_keys.is_empty(),
+        "no honest identity could register; see {}",
+        dir.path().join("node.log").display()
+    );
 
     // Quiet: honest traffic alone.
     let stop = AtomicBool::new(false);
@@ -219,7 +189,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
             std::thread::sleep(Duration::from_secs(args.quiet_seconds.max(1)));
             stop.store(true, Ordering::Relaxed);
         });
-        honest(&url, args.honest_clients, pow_bits, &seed, &stop)
+        honest::play(&url, &honest_keys, args.honest_clients, &stop)
     });
 
     // The flood, with honest traffic alongside.
@@ -286,7 +256,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
             }
             stop.store(true, Ordering::Relaxed);
         });
-        honest(&url, args.honest_clients, pow_bits, &seed, &stop)
+        honest::play(&url, &honest_keys, args.honest_clients, &stop)
     });
     let flood_seconds = flood_start.elapsed().as_secs_f64();
     let junk_sent = sent.into_inner().min(args.junk);
