@@ -2,21 +2,37 @@
 //! registers, requests a challenge and answers it (`proof_of_work` at a low difficulty, so the
 //! server rather than the client is measured), with durable writes on.
 //!
-//! Registration comes first, as before a ceremony; the measured phase is the ceremony itself:
-//! each identity requests its challenge and answers it. `accepted_per_s` counts accepted
+//! Registration comes first, as before a ceremony; the first measured phase is the ceremony
+//! itself: each identity requests its challenge and answers it. `accepted_per_s` counts accepted
 //! responses per second of that phase; the latencies are those of the response requests.
+//!
+//! A second measured phase (`--policy-steps`, 3 by default: the length of the production human
+//! policy `presence, cognitive, cognitive`) runs whole identity-windows: other identities,
+//! registered after the first phase, each request step 0, answer, request step 1, answer, … as
+//! `hco client solve` does, under an agent policy of that many drawn steps with one spare. It
+//! reports `identity_windows_per_s` (windows in which every step was accepted, the node's rule
+//! for an active identity) and the server's CPU per identity-window; see [`super::http_steps`].
+//! Every step is `proof_of_work`: the phase measures the protocol's cost per step on the
+//! server, not a family's. The real human policy's presence step also verifies a WebAuthn
+//! (P-256/ES256) assertion per identity-window, which this phase does not include.
+//!
+//! The slot is `open` (every step may be asked for as soon as the one before it was answered) and
+//! the window starts when the node does, so a run never crosses a window boundary.
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use clap::Args;
+use ed25519_dalek::SigningKey;
 use hco_challenges::Registry;
-use hco_oracle::{Clock, SystemClock};
+use hco_oracle::{Clock, Step, SystemClock, WindowPolicy};
 use serde::Serialize;
 
+use super::http_steps::{self, StepsReport};
 use super::load::{
-    challenge_and_respond_signed, cpu_seconds, current, peak_rss_mb, quantile_ms, register,
+    CpuMeter, challenge_and_respond_signed, current, peak_rss_mb, quantile_ms, register,
     wait_healthy,
 };
 use crate::client::Gateway;
@@ -28,15 +44,20 @@ pub struct HttpArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Virtual identities (each registers, then requests and answers one challenge).
+    /// Virtual identities of each measured phase (in the first, each requests and answers one
+    /// challenge; in the second, each runs a whole window's steps).
     #[arg(long, default_value_t = 20_000)]
     pub identities: u64,
     /// Concurrent clients.
     #[arg(long, default_value_t = 32)]
     pub concurrency: usize,
-    /// Time limit of the measurement.
+    /// Time limit of each measured phase.
     #[arg(long, default_value_t = 20)]
     pub seconds: u64,
+    /// Steps of the identity-window phase (3: as many as the production human policy); 0 skips
+    /// that phase.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=16))]
+    pub policy_steps: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -63,7 +84,13 @@ struct Report {
     client_share_of_machine: f64,
     cores: usize,
     durable_writes: bool,
+    /// The identity-window phase (absent with `--policy-steps 0`).
+    #[serde(flatten)]
+    steps: Option<StepsReport>,
 }
+
+/// The first identity key of the one-step phase; the identity-window phase's follow its last.
+const FIRST_KEY: u64 = 10_000_000;
 
 pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
@@ -73,6 +100,8 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
     // The load comes from one loopback address: measure the node, not its per-client limits.
     config.http.limits = crate::config::HttpLimits::unlimited();
+    // A window that begins now: both phases run inside it.
+    config.network.genesis = UNIX_EPOCH + Duration::from_secs(SystemClock.now() / 1000 - 1);
     config.network.window = Duration::from_secs(3600);
     config.network.grace = Duration::from_secs(30);
     config.network.families = vec![FamilySection {
@@ -81,6 +110,13 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         difficulty: 2,
         min_solve: None,
     }];
+    if args.policy_steps > 0 {
+        // Drawn steps, like the human policy's cognitive ones; proof of work is the only family.
+        config.network.policy.agent = WindowPolicy {
+            steps: vec![Step::Drawn; args.policy_steps as usize],
+            spares: http_steps::SPARES,
+        };
+    }
     let path = dir.path().join("bench.toml");
     config.save(&path)?;
     let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
@@ -91,42 +127,18 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     // Registration phase (not measured).
     let n = args.identities;
     let concurrency = args.concurrency.max(1);
-    let next = AtomicU64::new(0);
-    let errors = AtomicU64::new(0);
-    let error_codes = Mutex::new(std::collections::BTreeMap::new());
+    let keys: Vec<_> = (0..n)
+        .map(|i| hco_oracle::testing::key(FIRST_KEY + i))
+        .collect();
     let reg_start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..concurrency {
-            s.spawn(|| {
-                let gw = Gateway::new(&url);
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    if let Err(code) = register(
-                        &gw,
-                        &hco_oracle::testing::key(10_000_000 + i),
-                        SystemClock.now(),
-                    ) {
-                        errors.fetch_add(1, Ordering::Relaxed);
-                        tracing::debug!(%code, "registration failed");
-                        if let Ok(mut codes) = error_codes.lock() {
-                            *codes.entry(code).or_insert(0u64) += 1;
-                        }
-                    }
-                }
-            });
-        }
-    });
+    let codes = register_all(&url, &keys, concurrency);
     let registrations_per_s = n as f64 / reg_start.elapsed().as_secs_f64();
+    tracing::info!(?codes, "registration errors");
+    let errors = AtomicU64::new(codes.values().sum());
 
     // The ceremony: request and answer. Requests are signed before the clock starts, as a
     // client would while waiting for its slot; responses can only be signed once issued.
     let t = current(&Gateway::new(&url))?.0;
-    let keys: Vec<_> = (0..n)
-        .map(|i| hco_oracle::testing::key(10_000_000 + i))
-        .collect();
     let requests: Vec<_> = keys
         .iter()
         .map(|k| hco_oracle::SignedRequest::new(k, t, 0))
@@ -136,8 +148,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let attempted = AtomicUsize::new(0);
     let latencies = Mutex::new(Vec::new());
     let limit = Duration::from_secs(args.seconds);
-    let server_cpu_before = cpu_seconds(pid).unwrap_or(0.0);
-    let client_cpu_before = cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let meter = CpuMeter::start(pid);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..concurrency {
@@ -170,20 +181,35 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         }
     });
     let elapsed = start.elapsed().as_secs_f64();
-    tracing::info!(codes = ?error_codes.lock().map(|c| c.clone()).unwrap_or_default(), "registration errors");
-    let server_cpu = cpu_seconds(pid).unwrap_or(0.0) - server_cpu_before;
-    let client_cpu = cpu_seconds(std::process::id()).unwrap_or(0.0) - client_cpu_before;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = |cpu: f64| (cpu / (elapsed * cores as f64) * 100.0).round() / 100.0;
+    let cpu = meter.read(elapsed);
+    let server_cpu = cpu.server_s;
     let mut latencies = latencies.into_inner().unwrap_or_default();
     latencies.sort();
     let accepted = accepted.into_inner();
+    // Peak memory through registration and the one-step phase, before the second phase.
+    let server_rss_mb = peak_rss_mb(pid).unwrap_or(0.0).round();
+    let steps = if args.policy_steps > 0 {
+        let keys: Vec<_> = (0..n)
+            .map(|i| hco_oracle::testing::key(FIRST_KEY + n + i))
+            .collect();
+        let phase = http_steps::Phase {
+            url: &url,
+            pid,
+            keys: &keys,
+            concurrency,
+            limit,
+            steps: args.policy_steps,
+        };
+        Some(http_steps::run(&phase)?)
+    } else {
+        None
+    };
     let report = Report {
         accepted_per_s: (accepted as f64 / elapsed).round(),
         p50_ms: quantile_ms(&latencies, 0.5),
         p99_ms: quantile_ms(&latencies, 0.99),
         errors: errors.into_inner(),
-        server_rss_mb: peak_rss_mb(pid).unwrap_or(0.0).round(),
+        server_rss_mb,
         accepted,
         identities_attempted: attempted.into_inner(),
         concurrency: args.concurrency,
@@ -200,11 +226,12 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         } else {
             0.0
         },
-        client_cpu_s: (client_cpu * 100.0).round() / 100.0,
-        server_share_of_machine: share(server_cpu),
-        client_share_of_machine: share(client_cpu),
-        cores,
+        client_cpu_s: (cpu.client_s * 100.0).round() / 100.0,
+        server_share_of_machine: cpu.server_share(),
+        client_share_of_machine: cpu.client_share(),
+        cores: cpu.cores,
         durable_writes: true,
+        steps,
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -212,6 +239,32 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(())
+}
+
+/// Registers `keys` as agents with `concurrency` clients; the refusals, counted by code.
+pub(super) fn register_all(
+    url: &str,
+    keys: &[SigningKey],
+    concurrency: usize,
+) -> BTreeMap<String, u64> {
+    let next = AtomicUsize::new(0);
+    let codes = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..concurrency {
+            s.spawn(|| {
+                let gw = Gateway::new(url);
+                while let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(code) = register(&gw, key, SystemClock.now()) {
+                        tracing::debug!(%code, "registration failed");
+                        if let Ok(mut codes) = codes.lock() {
+                            *codes.entry(code).or_insert(0u64) += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    codes.into_inner().unwrap_or_default()
 }
 
 /// Stops the benchmarked node when the benchmark ends, however it ends.

@@ -52,21 +52,52 @@ pub fn challenge_and_respond_signed(
     key: &SigningKey,
     request: &SignedRequest,
 ) -> RoundTrip {
+    match request_challenge(gw, request) {
+        Ok(issued) => respond(gw, registry, key, &issued),
+        Err(_) => RoundTrip {
+            accepted: false,
+            errors: 1,
+            respond: None,
+            accepted_at: None,
+        },
+    }
+}
+
+/// A challenge request the node refused: its error code and, for `step_not_open`, when the
+/// challenge opens (ms since the Unix epoch).
+#[derive(Debug)]
+pub struct Refusal {
+    /// The stable error code (`unreachable` when the node did not answer).
+    pub code: String,
+    /// When to ask again, for `step_not_open`.
+    pub opens_at: Option<u64>,
+}
+
+/// Requests the challenge of a signed request: the node's reply (envelope and prompt).
+pub fn request_challenge(gw: &Gateway, request: &SignedRequest) -> Result<Value, Refusal> {
+    match gw.post("/v1/challenges", request) {
+        Ok(r) if r.status == 200 => Ok(r.body),
+        Ok(r) => Err(Refusal {
+            code: r.body["code"].as_str().unwrap_or("http_error").to_owned(),
+            opens_at: r.body["opens_at"].as_u64(),
+        }),
+        Err(_) => Err(Refusal {
+            code: "unreachable".into(),
+            opens_at: None,
+        }),
+    }
+}
+
+/// Solves an issued challenge (as [`request_challenge`] returned it) and responds with `key`.
+pub fn respond(gw: &Gateway, registry: &Registry, key: &SigningKey, issued: &Value) -> RoundTrip {
     let mut out = RoundTrip {
         accepted: false,
         errors: 0,
         respond: None,
         accepted_at: None,
     };
-    let issued = match gw.post("/v1/challenges", request) {
-        Ok(r) if r.status == 200 => r.body,
-        _ => {
-            out.errors += 1;
-            return out;
-        }
-    };
     let (Some(answer), Ok(challenge)) = (
-        solve(registry, &issued),
+        solve(registry, issued),
         serde_json::from_value::<SignedChallenge>(issued["challenge"].clone()),
     ) else {
         out.errors += 1;
@@ -124,6 +155,63 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((utime + stime) / 100.0) // USER_HZ is 100 on Linux
+}
+
+/// CPU time of the benchmarked server process and of this process (the load generator) from
+/// the start of a measured phase.
+pub struct CpuMeter {
+    pid: u32,
+    server: f64,
+    client: f64,
+}
+
+/// What a [`CpuMeter`] read over a phase of `elapsed` seconds.
+pub struct PhaseCpu {
+    /// Server CPU, in seconds.
+    pub server_s: f64,
+    /// Load generator CPU, in seconds.
+    pub client_s: f64,
+    /// The phase's wall time, in seconds.
+    pub elapsed: f64,
+    /// The machine's cores.
+    pub cores: usize,
+}
+
+impl CpuMeter {
+    /// Starts measuring the server `pid` and this process.
+    pub fn start(pid: u32) -> Self {
+        Self {
+            pid,
+            server: cpu_seconds(pid).unwrap_or(0.0),
+            client: cpu_seconds(std::process::id()).unwrap_or(0.0),
+        }
+    }
+
+    /// The CPU used since [`CpuMeter::start`], over a phase of `elapsed` seconds.
+    pub fn read(&self, elapsed: f64) -> PhaseCpu {
+        PhaseCpu {
+            server_s: cpu_seconds(self.pid).unwrap_or(0.0) - self.server,
+            client_s: cpu_seconds(std::process::id()).unwrap_or(0.0) - self.client,
+            elapsed,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+impl PhaseCpu {
+    /// The server's share of the machine's cores over the phase (two decimals).
+    pub fn server_share(&self) -> f64 {
+        self.share(self.server_s)
+    }
+
+    /// The load generator's share of the machine's cores over the phase (two decimals).
+    pub fn client_share(&self) -> f64 {
+        self.share(self.client_s)
+    }
+
+    fn share(&self, cpu: f64) -> f64 {
+        (cpu / (self.elapsed * self.cores as f64) * 100.0).round() / 100.0
+    }
 }
 
 /// The `q` quantile of sorted durations, in milliseconds.

@@ -5,6 +5,7 @@ pub mod attack;
 pub mod flood;
 pub mod gossip;
 pub mod http;
+pub mod http_steps;
 pub mod load;
 pub mod scale;
 pub mod verify;

@@ -390,3 +390,53 @@ fn bench_attack_prints_first_try_rates_with_intervals_and_end_to_end_windows() {
         "every identity answered at least its first step: {v}"
     );
 }
+
+/// `hco bench http`, small: the one-step figures as before, and whole identity-windows of a
+/// 3-step policy, each counted only when every step was accepted, as the node confirms.
+#[test]
+fn bench_http_reports_one_step_and_whole_identity_window_figures() {
+    let small = [
+        "bench",
+        "http",
+        "--json",
+        "--identities",
+        "40",
+        "--concurrency",
+        "4",
+        "--seconds",
+        "120",
+    ];
+    let (ok, v) = hco_json(&small);
+    assert!(ok, "{v}");
+    assert_eq!(v["accepted"], 40, "{v}");
+    assert_eq!(v["errors"], 0, "{v}");
+    for field in ["accepted_per_s", "p50_ms", "p99_ms", "registrations_per_s"] {
+        assert!(v[field].as_f64().unwrap() > 0.0, "{field} in {v}");
+    }
+    assert_eq!(v["steps_per_identity_window"], 3, "{v}");
+    assert_eq!(v["identity_windows_attempted"], 40, "{v}");
+    assert_eq!(v["identity_windows"], 40, "{v}");
+    assert_eq!(v["identity_windows_confirmed"], 40, "{v}");
+    assert_eq!(v["identity_window_errors"], 0, "{v}");
+    assert!(v["identity_windows_per_s"].as_f64().unwrap() > 0.0, "{v}");
+    // Three steps answered per window (no spare used when none fails).
+    let steps_per_s = v["steps_accepted_per_s"].as_f64().unwrap();
+    let windows_per_s = v["identity_windows_per_s"].as_f64().unwrap();
+    assert!((steps_per_s / windows_per_s - 3.0).abs() < 0.1, "{v}");
+    let (p50, p99) = (
+        v["identity_window_p50_ms"].as_f64().unwrap(),
+        v["identity_window_p99_ms"].as_f64().unwrap(),
+    );
+    assert!(p50 > 0.0 && p99 >= p50, "{v}");
+    assert!(v["server_cpu_ms_per_identity_window"].as_f64().unwrap() >= 0.0);
+    assert_eq!(v["identity_window_step_family"], "proof_of_work", "{v}");
+    assert_eq!(v["identity_window_presence_verified"], false, "{v}");
+
+    // Without the phase, the report is the one-step report alone.
+    let mut without = small.to_vec();
+    without.extend(["--policy-steps", "0"]);
+    let (ok, v) = hco_json(&without);
+    assert!(ok, "{v}");
+    assert_eq!(v["accepted"], 40, "{v}");
+    assert!(v.get("identity_windows").is_none(), "{v}");
+}
