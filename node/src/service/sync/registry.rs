@@ -1,5 +1,5 @@
 //! Pulling the registry from a committee member: every registration this node lacks, then every
-//! passkey enrolment, page by page. Used at start (a node that was down missed their gossip) and
+//! passkey enrolment, page by page until an empty page (whatever a page's length). Used at start (a node that was down missed their gossip) and
 //! when a window's acceptances name identities unknown here.
 
 use std::sync::Arc;
@@ -50,11 +50,15 @@ pub(super) async fn pull_identities(node: &Node, peer: PeerId) -> anyhow::Result
         let ReconcileReply::Identities(page) = reply else {
             break;
         };
+        // Pages end with an empty one (a shorter page may only mean the server caps lower),
+        // and each must move past the last: a peer cannot keep this loop going in place.
         let Some(last) = page.last().map(|r| r.body.id) else {
             break;
         };
+        if after.is_some_and(|a| last <= a) {
+            break;
+        }
         let now = node.now();
-        let n = page.len();
         added += node
             .blocking(move |o| {
                 page.iter()
@@ -62,9 +66,6 @@ pub(super) async fn pull_identities(node: &Node, peer: PeerId) -> anyhow::Result
                     .count()
             })
             .await?;
-        if n < MAX_FETCH {
-            break;
-        }
         after = Some(last);
     }
     Ok(added)
@@ -87,7 +88,9 @@ async fn pull_passkeys(node: &Node, peer: PeerId) -> anyhow::Result<usize> {
             break;
         };
         let next = (last.body.id, credential.clone());
-        let n = page.len();
+        if after.as_ref().is_some_and(|a| next <= *a) {
+            break;
+        }
         added += node
             .blocking(move |o| {
                 page.iter()
@@ -100,9 +103,6 @@ async fn pull_passkeys(node: &Node, peer: PeerId) -> anyhow::Result<usize> {
                     .count()
             })
             .await?;
-        if n < MAX_PASSKEY_FETCH {
-            break;
-        }
         after = Some(next);
     }
     Ok(added)
