@@ -16,6 +16,23 @@ fn schedule(retired: &RetiredSets, start_window: u64) -> SetSchedule {
     SetSchedule::new(Corpus::embedded(), retired, params)
 }
 
+/// The development schedule: the starter corpus, started over when it runs out.
+fn reuse_watch(none: &RetiredSets) -> SetsWatch {
+    SetsWatch::new(
+        SetSchedule::new(
+            Corpus::embedded(),
+            none,
+            ScheduleParams {
+                reuse: true,
+                ..ScheduleParams::default()
+            },
+        ),
+        true,
+        Duration::from_secs(60),
+        HOUR,
+    )
+}
+
 fn watch(retired: &RetiredSets, start_window: u64) -> SetsWatch {
     SetsWatch::new(
         schedule(retired, start_window),
@@ -72,19 +89,7 @@ fn the_gauge_counts_windows_left_and_the_threshold_is_in_windows() {
     assert_eq!(w.gauge(10), n);
     assert_eq!(w.gauge(12), n - 2);
     assert_eq!(w.gauge(1000), 0);
-    let reuse = SetsWatch::new(
-        SetSchedule::new(
-            Corpus::embedded(),
-            &none,
-            ScheduleParams {
-                reuse: true,
-                ..ScheduleParams::default()
-            },
-        ),
-        true,
-        Duration::from_secs(60),
-        HOUR,
-    );
+    let reuse = reuse_watch(&none);
     assert_eq!(reuse.gauge(1000), -1, "no limit");
     assert_eq!(reuse.warn_windows(), 1, "at least one window");
     // Reuse records nothing and refuses nothing.
@@ -116,18 +121,6 @@ fn a_schedule_already_spent_at_start_is_refused_naming_start_window() {
     watch(&none, 0).record(&ledger, n - 1).unwrap();
     watch(&none, 0).check(&ledger, n + 5).unwrap();
     // Without reuse checks (the starter corpus in development) nothing is refused.
-    let reuse = SetsWatch::new(
-        SetSchedule::new(
-            Corpus::embedded(),
-            &none,
-            ScheduleParams {
-                reuse: true,
-                ..ScheduleParams::default()
-            },
-        ),
-        true,
-        Duration::from_secs(60),
-        HOUR,
-    );
+    let reuse = reuse_watch(&none);
     reuse.check(&ledger, 490_000).unwrap();
 }
