@@ -9,7 +9,8 @@
 //!
 //! Agent families: `narrative_chain` (the aCAPTCHA narrative chain over a committed corpus, see
 //! [`narrative`]), `obfuscated_text_lock`, `multi_pass_lock`, `semantic_math_lock` (rules over
-//! a vocabulary of about six hundred words, stated in varied and noisy language) and
+//! a vocabulary of about six hundred words, stated in varied and noisy language; labelled
+//! baselines, whose built-in solvers invert the closed templates and pass every level) and
 //! `proof_of_work`. Text answers are compared after [`normalize`] (NFKC, case folding,
 //! trimming).
 //!

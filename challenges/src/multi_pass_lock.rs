@@ -11,6 +11,10 @@
 //! on, the category is always paraphrased.
 //!
 //! Prompt data: `{"difficulty":N}`. Answer as for `obfuscated_text_lock`.
+//!
+//! A labelled baseline (`script_solvable`): its baseline solver (`lock::baseline`) reads the
+//! labels with [`label`], inverts each step's template and solves 100 % of the prompts at every
+//! pass count (200 per count in its tests), the family's honest ε_auto.
 
 use crate::lock::{self, Order, Rule, Selection, Transform, noise, phrasing};
 use crate::vocab::vocabulary;
@@ -23,7 +27,7 @@ pub const PASSES: std::ops::RangeInclusive<u32> = 1..=4;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MultiPassLock;
 
-const INTROS: &[&str] = &[
+pub(crate) const INTROS: &[&str] = &[
     "The steps below are shuffled. Put them back in numbered order, apply them to the list, and answer.",
     "Follow the numbered procedure (its steps are listed out of order) on the word list.",
     "A procedure in several passes, jumbled. Run it in the order its labels give.",
@@ -34,7 +38,11 @@ const ORDINAL: &[&str] = &[
     "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
 ];
 
-fn label(style: u64, n: usize) -> String {
+/// Label styles (`Step 3:`, `(iii)`, `Third:`); a prompt uses one for all its steps.
+pub(crate) const LABEL_STYLES: u64 = 3;
+
+/// Step `n`'s label (from 0) in `style`.
+pub(crate) fn label(style: u64, n: usize) -> String {
     match style {
         0 => format!("Step {}:", n + 1),
         1 => format!("({})", ROMAN.get(n).copied().unwrap_or("x")),
@@ -125,7 +133,7 @@ impl Family for MultiPassLock {
             steps.push(order_step);
         }
         steps.push(phrasing::format_step(&mut s));
-        let style = s.below(3);
+        let style = s.below(LABEL_STYLES);
         let mut labelled: Vec<String> = steps
             .iter()
             .enumerate()

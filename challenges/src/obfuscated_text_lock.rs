@@ -13,8 +13,12 @@
 //! condition on the letters ("… and containing 'r'").
 //!
 //! Prompt data: `{"difficulty":N}`. Answer: the words in capitals joined by single hyphens,
-//! compared exactly after NFKC and trimming. The baseline script de-noises the text and matches
-//! category names and order keywords; its success rate is the family's measured ε_auto.
+//! compared exactly after NFKC and trimming.
+//!
+//! A labelled baseline (`script_solvable`): the vocabulary, the phrase tables and the noise are
+//! closed and public, so a script holding the source undoes the noise and inverts every
+//! template. Its baseline solver (`lock::baseline`) is that script; it solves 100 % of the
+//! prompts at every level (200 per level in its tests), which is the family's honest ε_auto.
 
 use crate::lock::{self, LetterRule, Order, Rule, Selection, noise, phrasing};
 use crate::vocab::vocabulary;
@@ -27,7 +31,7 @@ pub const LEVELS: std::ops::RangeInclusive<u32> = 1..=3;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ObfuscatedTextLock;
 
-const INTROS: &[&str] = &[
+pub(crate) const INTROS: &[&str] = &[
     "Recover the instruction hidden in the noise below and apply it to the list.",
     "The note below is garbled; work out what it asks and do it.",
     "Decode the scrambled request and answer it exactly.",

@@ -2,9 +2,9 @@
 //! categories, each category with several descriptions used as paraphrases in prompts.
 //!
 //! The data lives in `data/vocabulary.txt` and is compiled into the binary. Selections in the
-//! lock families are by meaning ("keep the feathered creatures"), so a solver must know what the
-//! words mean and recognise the category from a paraphrase; a script that only matches the
-//! category's own name succeeds when the prompt happens to use it.
+//! lock families are by meaning ("keep the feathered creatures"), but the descriptions and the
+//! words are this closed, public list: a script that holds it maps every paraphrase back to its
+//! category (the lock families' baseline solvers do), so it hides nothing from such a script.
 
 use std::sync::OnceLock;
 

@@ -1,11 +1,14 @@
 //! Machinery shared by the two lock families (`obfuscated_text_lock`, `multi_pass_lock`): the
 //! rule a prompt hides (select by meaning, transform, order), its exact answer, the phrasings
-//! that state it, the noise that hides it, and the baseline script that tries to read it.
+//! that state it, the noise that hides it, and the white-box solver that reads it back
+//! (`denoise` undoes the noise, `invert` the phrasings, `baseline` is the families' entry point).
 //!
 //! A lock's answer is the selected words, transformed, ordered, in capitals and joined by
 //! hyphens (`EAGLE-HERON-ROBIN`). Verification is an exact comparison after NFKC and trimming.
 
 pub(crate) mod baseline;
+mod denoise;
+mod invert;
 pub(crate) mod noise;
 pub(crate) mod phrasing;
 

@@ -1,10 +1,11 @@
 //! Noise for lock prompts: mixed case, digit-for-letter substitutions ("l33t"), letters split by
-//! dots, filler tokens between words, and stale memos that name the wrong category. A reader
-//! who understands the text sees through it; a pattern matcher loses its anchors.
+//! dots, filler tokens between words, and stale memos that name the wrong category. Every
+//! transform is invertible (case aside): `denoise` undoes them exactly, so the noise stops only
+//! scripts written without this file.
 
 use crate::SeedStream;
 
-const FILLERS: &[&str] = &["~~", "//", "[static]", "...", "<>", "(garbled)", "##", "::"];
+pub(crate) const FILLERS: &[&str] = &["~~", "//", "[static]", "...", "<>", "(garbled)", "##", "::"];
 
 const MEMOS: &[&str] = &[
     "(An older note asked for the {x}; that request was withdrawn.)",
@@ -29,6 +30,11 @@ fn leet(b: u8) -> Option<u8> {
         b't' => Some(b'7'),
         _ => None,
     }
+}
+
+/// The letter a digit stands for in [`leet`], its exact inverse (the mapping is one-to-one).
+pub(crate) fn unleet(d: u8) -> Option<u8> {
+    (b'a'..=b'z').find(|&b| leet(b) == Some(d))
 }
 
 /// Noise strengths per level (percent): case flips, leet letters, dotted words, fillers.

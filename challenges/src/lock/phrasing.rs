@@ -1,12 +1,13 @@
 //! The many ways a lock prompt states its rule. Every step has several templates, categories
 //! are named through paraphrases, numbers are written in digits or words, and the list is
-//! introduced and separated in varied ways, so no fixed pattern reads every prompt.
+//! introduced and separated in varied ways. The tables are closed: `invert` writes out every
+//! sentence they can produce and reads each prompt back exactly.
 
 use super::{LetterRule, Order, Selection, Transform};
 use crate::SeedStream;
 use crate::vocab::vocabulary;
 
-const KEEP: &[&str] = &[
+pub(crate) const KEEP: &[&str] = &[
     "Keep only the words that name {d}.",
     "Discard every entry except the {d}.",
     "From the list, retain the {d} and nothing else.",
@@ -17,7 +18,7 @@ const KEEP: &[&str] = &[
     "What survives the first cut is the {d}, and only them.",
 ];
 
-const DROP: &[&str] = &[
+pub(crate) const DROP: &[&str] = &[
     "Throw out the {d}; keep all the other words.",
     "Keep every word except those naming {d}.",
     "Remove any {d} from the list and keep what remains.",
@@ -110,23 +111,23 @@ const GIVEN_REVERSED: &[&str] = &[
     "Flip their original sequence, last first.",
 ];
 
-const FORMAT: &[&str] = &[
+pub(crate) const FORMAT: &[&str] = &[
     "Answer with the resulting words in capitals, joined by hyphens.",
     "Reply in uppercase, words separated by single hyphens, nothing else.",
     "Give the result as UPPERCASE words linked with '-'.",
     "Write the final words in block capitals with a hyphen between neighbours.",
 ];
 
-const LIST_INTRO: &[&str] = &[
+pub(crate) const LIST_INTRO: &[&str] = &[
     "Words: ",
     "Here is the list: ",
     "The entries are ",
     "Candidates -> ",
     "Working set = ",
 ];
-const SEPARATORS: &[&str] = &[", ", " / ", " | ", "; ", " ~ "];
+pub(crate) const SEPARATORS: &[&str] = &[", ", " / ", " | ", "; ", " ~ "];
 
-const NUMBERS: &[&str] = &[
+pub(crate) const NUMBERS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
 const ORDINALS: &[&str] = &[
@@ -139,6 +140,13 @@ pub(crate) fn number(s: &mut SeedStream, n: usize) -> String {
         Some(word) if s.chance(50) => (*word).to_owned(),
         _ => n.to_string(),
     }
+}
+
+/// Every way [`number`] may write `n`: its digits, and its word where it has one.
+pub(crate) fn number_texts(n: usize) -> Vec<String> {
+    let mut out = vec![n.to_string()];
+    out.extend(NUMBERS.get(n).map(|w| (*w).to_owned()));
+    out
 }
 
 fn ordinal(n: usize) -> String {
@@ -172,49 +180,87 @@ pub(crate) fn selection(s: &mut SeedStream, sel: &Selection, paraphrase: bool) -
 }
 
 fn letter_rule(s: &mut SeedStream, rule: LetterRule) -> String {
-    let (templates, c, n) = match rule {
-        LetterRule::Contains(c) => (CONTAINS, c, 0),
-        LetterRule::StartsWith(c) => (STARTS, c, 0),
-        LetterRule::LongerThan(n) => (LONGER, b'?', n),
-        LetterRule::AtMost(n) => (AT_MOST, b'?', n),
-    };
-    let t = s.pick(templates);
+    let t = s.pick(letter_templates(rule));
+    let n = letter_number(rule);
     let n_text = number(s, n);
     let n1_text = number(s, n + 1);
-    t.replace("{c}", &char::from(c).to_string())
-        .replace("{n1}", &n1_text)
-        .replace("{n}", &n_text)
+    fill_letter(t, rule, &n_text, &n1_text)
+}
+
+/// The templates that state a letter condition of `rule`'s kind.
+pub(crate) fn letter_templates(rule: LetterRule) -> &'static [&'static str] {
+    match rule {
+        LetterRule::Contains(_) => CONTAINS,
+        LetterRule::StartsWith(_) => STARTS,
+        LetterRule::LongerThan(_) => LONGER,
+        LetterRule::AtMost(_) => AT_MOST,
+    }
+}
+
+/// The `{n}` of a letter condition (its `{n1}` is one more); 0 for the letter conditions.
+pub(crate) fn letter_number(rule: LetterRule) -> usize {
+    match rule {
+        LetterRule::LongerThan(n) | LetterRule::AtMost(n) => n,
+        LetterRule::Contains(_) | LetterRule::StartsWith(_) => 0,
+    }
+}
+
+/// A letter-condition template with its letter and numbers written in.
+pub(crate) fn fill_letter(template: &str, rule: LetterRule, n_text: &str, n1_text: &str) -> String {
+    let c = match rule {
+        LetterRule::Contains(c) | LetterRule::StartsWith(c) => c,
+        LetterRule::LongerThan(_) | LetterRule::AtMost(_) => b'?',
+    };
+    template
+        .replace("{c}", &char::from(c).to_string())
+        .replace("{n1}", n1_text)
+        .replace("{n}", n_text)
 }
 
 pub(crate) fn transform(s: &mut SeedStream, t: Transform) -> String {
-    let templates = match t {
+    let text = s.pick(transform_templates(t));
+    match t {
+        Transform::Clip(n) => {
+            let n_text = number(s, n);
+            fill_clip(text, n, &n_text)
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// The templates that state transform `t`.
+pub(crate) fn transform_templates(t: Transform) -> &'static [&'static str] {
+    match t {
         Transform::Reverse => REVERSE,
         Transform::DropFirst => DROP_FIRST,
         Transform::DropLast => DROP_LAST,
         Transform::Clip(_) => CLIP,
         Transform::RotateLeft => ROTATE_LEFT,
         Transform::RotateRight => ROTATE_RIGHT,
-    };
-    let text = s.pick(templates);
-    match t {
-        Transform::Clip(n) => {
-            let n_text = number(s, n);
-            text.replace("{nth}", &ordinal(n)).replace("{n}", &n_text)
-        }
-        _ => text.to_owned(),
     }
 }
 
+/// A clip template with its length written in (`n_text`, and the ordinal of `n`).
+pub(crate) fn fill_clip(template: &str, n: usize, n_text: &str) -> String {
+    template
+        .replace("{nth}", &ordinal(n))
+        .replace("{n}", n_text)
+}
+
 pub(crate) fn order(s: &mut SeedStream, o: Order) -> String {
-    let templates = match o {
+    s.pick(order_templates(o)).to_owned()
+}
+
+/// The templates that state order `o`.
+pub(crate) fn order_templates(o: Order) -> &'static [&'static str] {
+    match o {
         Order::Alpha => ALPHA,
         Order::AlphaDesc => ALPHA_DESC,
         Order::LengthAsc => LENGTH_ASC,
         Order::LengthDesc => LENGTH_DESC,
         Order::Given => GIVEN,
         Order::GivenReversed => GIVEN_REVERSED,
-    };
-    s.pick(templates).to_owned()
+    }
 }
 
 pub(crate) fn format_step(s: &mut SeedStream) -> String {

@@ -9,10 +9,15 @@
 //! legs of an insect"), T as arithmetic in words, required words as "the one listed word that
 //! names one of the feathered creatures". A solution exists by construction.
 //!
-//! Difficulty (1..=3, default 3): 1 states N, T and the required words literally (a script
-//! solves it: that is its honest baseline); 2 gives N as a riddle or number word, T as a sum, and
-//! one required word by its category; 3 gives N as a riddle with an offset, T as a product plus
-//! a remainder, and every required word by its category.
+//! Difficulty (1..=3, default 3): 1 states N, T and the required words literally; 2 gives N as a
+//! riddle or number word, T as a sum, and one required word by its category; 3 gives N as a
+//! riddle with an offset, T as a product plus a remainder, and every required word by its
+//! category.
+//!
+//! A labelled baseline (`script_solvable`) at every level: the riddles, templates and
+//! descriptions are closed tables in the source, so a script inverts them. The baseline solver
+//! (`baseline`, reading through `invert`) is that script; it solves 100 % of the prompts at
+//! every level (200 per level in its tests), the family's honest ε_auto.
 //!
 //! Prompt data: `{"difficulty":N}`. Answer: the words separated by whitespace (punctuation
 //! between words is ignored), compared after NFKC and case folding. Rejections, in order of
@@ -20,6 +25,7 @@
 //! `initial_sum_mismatch`.
 
 mod baseline;
+mod invert;
 mod phrasing;
 
 use crate::normalize::normalize_answer;

@@ -5,7 +5,7 @@
 use crate::SeedStream;
 
 /// Riddles for the word counts 5..=9.
-const RIDDLES: &[(usize, &str)] = &[
+pub(crate) const RIDDLES: &[(usize, &str)] = &[
     (4, "the number of strings on a violin"),
     (4, "the number of seasons in a year"),
     (4, "the number of legs of a horse"),
@@ -32,7 +32,7 @@ const RIDDLES: &[(usize, &str)] = &[
     (12, "the number of months in a year"),
 ];
 
-const NUMBER_WORDS: &[&str] = &[
+pub(crate) const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
 
@@ -44,6 +44,18 @@ fn riddle(s: &mut SeedStream, n: usize) -> Option<&'static str> {
         .collect();
     (!matching.is_empty()).then(|| s.pick(&matching))
 }
+
+/// A riddle `{r}` less an offset `{k}` (a number word), and more.
+pub(crate) const FEWER: &str = "{k} fewer than {r}";
+pub(crate) const MORE: &str = "{k} more than {r}";
+
+/// The target as a sum (level 2) and as a product plus a remainder (level 3).
+pub(crate) const SUMS: [&str; 3] = ["{a} plus {b}", "the sum of {a} and {b}", "{b} added to {a}"];
+pub(crate) const PRODUCTS: [&str; 3] = [
+    "{f} times {q}, plus {r}",
+    "the product of {q} and {f}, increased by {r}",
+    "{r} more than {f} multiplied by {q}",
+];
 
 /// The word count as text: digits at level 1, a number word or riddle at 2, a riddle with an
 /// offset at 3.
@@ -58,14 +70,19 @@ pub(crate) fn count(s: &mut SeedStream, n: usize, level: u32) -> String {
         },
         _ => {
             let offset = s.range(1, 3) as usize;
-            if s.chance(50) {
-                riddle(s, n + offset).map(|r| format!("{} fewer than {r}", NUMBER_WORDS[offset]))
+            let (riddled, template) = if s.chance(50) {
+                (riddle(s, n + offset), FEWER)
             } else {
-                riddle(s, n - offset.min(n))
-                    .map(|r| format!("{} more than {r}", NUMBER_WORDS[offset]))
-            }
-            .or_else(|| riddle(s, n).map(str::to_owned))
-            .unwrap_or_else(|| n.to_string())
+                (riddle(s, n - offset.min(n)), MORE)
+            };
+            riddled
+                .map(|r| {
+                    template
+                        .replace("{k}", NUMBER_WORDS[offset])
+                        .replace("{r}", r)
+                })
+                .or_else(|| riddle(s, n).map(str::to_owned))
+                .unwrap_or_else(|| n.to_string())
         }
     }
 }
@@ -76,20 +93,14 @@ pub(crate) fn target(s: &mut SeedStream, t: u32, level: u32) -> String {
         1 => t.to_string(),
         2 => {
             let a = s.range(100, i64::from(t) - 100) as u32;
-            let templates = ["{a} plus {b}", "the sum of {a} and {b}", "{b} added to {a}"];
-            s.pick(&templates)
+            s.pick(&SUMS)
                 .replace("{a}", &a.to_string())
                 .replace("{b}", &(t - a).to_string())
         }
         _ => {
             let factor = s.range(11, 29) as u32;
             let (q, r) = (t / factor, t % factor);
-            let templates = [
-                "{f} times {q}, plus {r}",
-                "the product of {q} and {f}, increased by {r}",
-                "{r} more than {f} multiplied by {q}",
-            ];
-            s.pick(&templates)
+            s.pick(&PRODUCTS)
                 .replace("{f}", &factor.to_string())
                 .replace("{q}", &q.to_string())
                 .replace("{r}", &r.to_string())
@@ -97,32 +108,32 @@ pub(crate) fn target(s: &mut SeedStream, t: u32, level: u32) -> String {
     }
 }
 
-const COUNT: &[&str] = &[
+pub(crate) const COUNT: &[&str] = &[
     "Write exactly {n} words.",
     "Your answer must be {n} words long, no more and no fewer.",
     "Use {n} words in total.",
     "The text has as many words as {n}.",
 ];
 
-const REQUIRED: &[&str] = &[
+pub(crate) const REQUIRED: &[&str] = &[
     "Include the word \"{w}\" exactly once.",
     "\"{w}\" must appear once and only once.",
     "Use \"{w}\", a single time.",
 ];
 
-const REQUIRED_CLUE: &[&str] = &[
+pub(crate) const REQUIRED_CLUE: &[&str] = &[
     "Include, exactly once, the one listed word that names one of the {d}.",
     "Exactly one listed word belongs among the {d}; it must appear once.",
     "Among the list there is a single word for one of the {d}: use it, once.",
 ];
 
-const SUM: &[&str] = &[
+pub(crate) const SUM: &[&str] = &[
     "Take the first letter of every word: their ASCII codes, in lowercase (a = 97, z = 122), must add up to {t}.",
     "Add the ASCII values of the lowercase initial letters of all your words; the total must be {t}.",
     "The character codes of the words' initials (lowercase: a is 97, z is 122) sum to {t}.",
 ];
 
-const ALLOWED: &[&str] = &[
+pub(crate) const ALLOWED: &[&str] = &[
     "Use only words from this list, each at most once: ",
     "Every word must come from the following list, none repeated: ",
     "Allowed words (no word twice): ",

@@ -27,23 +27,23 @@ fn generation_is_deterministic_and_the_planned_solution_verifies() {
 }
 
 #[test]
-fn baseline_solves_literal_prompts_only() {
-    let solved = |level| {
-        (0..60)
-            .filter(|i| {
-                let g = generate(*i, level);
+fn template_inversion_solves_semantic_math_lock_at_every_difficulty() {
+    for level in LEVELS {
+        let failed: Vec<Generated> = (0..200)
+            .map(|i| generate(10_000 + i, level))
+            .filter(|g| {
                 SemanticMathLock
                     .solve(&g.prompt)
-                    .is_some_and(|a| SemanticMathLock.verify(&g.key, &a).is_ok())
+                    .is_none_or(|a| SemanticMathLock.verify(&g.key, &a).is_err())
             })
-            .count()
-    };
-    assert!(
-        solved(1) >= 55,
-        "level 1 is scriptable by design: {}",
-        solved(1)
-    );
-    assert!(solved(3) <= 6, "level 3 needs reading: {}", solved(3));
+            .collect();
+        assert!(
+            failed.len() <= 2,
+            "level {level}: {}/200 solved; first failure:\n{}",
+            200 - failed.len(),
+            failed.first().map_or("", |g| g.prompt.text.as_str())
+        );
+    }
 }
 
 #[test]
