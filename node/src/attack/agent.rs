@@ -11,7 +11,9 @@
 //!   falling back from one to the next so that it always answers: what a script does without
 //!   any key.
 //!
-//! Both answer once, as every attacker does: the first verdict is final.
+//! - `qa-ranking` (in `qa_ranking`) ranks every candidate by the question's words around it.
+//!
+//! All answer once, as every attacker does: the first verdict is final.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -20,10 +22,10 @@ use hco_challenges::narrative::{AnswerType, Corpus, baselines};
 
 use super::{Attack, Session, Verdict};
 
-const NARRATIVE_CHAIN: &str = "narrative_chain";
+pub(super) const NARRATIVE_CHAIN: &str = "narrative_chain";
 
 /// The parts of a chain prompt: (narrative, question) in order.
-fn parts(text: &str) -> Vec<(&str, &str)> {
+pub(super) fn parts(text: &str) -> Vec<(&str, &str)> {
     text.split("\n\n=== Part ")
         .skip(1)
         .filter_map(|part| {
@@ -56,7 +58,10 @@ fn starter_key() -> &'static HashMap<(String, String), String> {
     })
 }
 
-fn answer(session: &Session<'_>, answers: Option<Vec<String>>) -> anyhow::Result<Verdict> {
+pub(super) fn answer(
+    session: &Session<'_>,
+    answers: Option<Vec<String>>,
+) -> anyhow::Result<Verdict> {
     let Some(answers) = answers else {
         return Ok(Verdict::Rejected("no_answer_found".into()));
     };

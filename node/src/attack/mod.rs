@@ -1,5 +1,5 @@
-//! The attackers we hold our families to (the human ones, and `narrative_chain` of the agent
-//! class in `agent`): for each family, the strongest automated
+//! The attackers we hold our families to (the human ones, `narrative_chain` of the agent class
+//! in `agent`, and the labelled baselines in `baseline`): for each family, the strongest automated
 //! solver we can write with the whole source in hand and off-the-shelf tools only (Tesseract,
 //! image processing, the renderer's own fonts and tables, synthetic human-like timings), no
 //! model training and no multimodal model. `hco bench attack` runs them against a node over
@@ -13,9 +13,11 @@
 
 pub mod agent;
 pub mod attention;
+pub mod baseline;
 pub mod interactive;
 pub mod ocr;
 pub mod presence;
+pub mod qa_ranking;
 pub mod session;
 pub mod stats;
 pub mod visual;
@@ -53,7 +55,9 @@ pub fn all() -> Vec<Box<dyn Attack>> {
         Box::new(attention::BlindClick),
         Box::new(agent::StarterLookup),
         Box::new(agent::Keyword),
+        Box::new(qa_ranking::QaRanking),
     ]);
+    all.extend(baseline::attackers());
     all
 }
 

@@ -391,6 +391,45 @@ fn bench_attack_prints_first_try_rates_with_intervals_and_end_to_end_windows() {
     );
 }
 
+/// The agent families in the attack bench, small: a lock family falls to template inversion
+/// at every noise level and is marked a baseline; `narrative_chain` on the public starter
+/// corpus falls to the lookup of its shipped key, and the keyless readers are measured beside
+/// it.
+#[test]
+fn bench_attack_measures_the_agent_families_at_every_difficulty() {
+    let (ok, v) = hco_json(&[
+        "bench",
+        "attack",
+        "--json",
+        "--families",
+        "obfuscated_text_lock,narrative_chain",
+        "--each-difficulty",
+        "obfuscated_text_lock",
+        "--tries",
+        "3",
+        "--identity-windows",
+        "0",
+    ]);
+    assert!(ok, "{v}");
+    let lock = &v["families"]["obfuscated_text_lock"];
+    assert_eq!(lock["class"], "agent", "{v}");
+    assert_eq!(lock["baseline"], true, "{v}");
+    assert_eq!(lock["attacker"], "template-inversion", "{v}");
+    let levels = lock["by_difficulty"].as_object().unwrap();
+    assert_eq!(levels.len(), 3, "{v}");
+    for rates in levels.values() {
+        assert_eq!(rates["template-inversion"]["successes"], 3, "{v}");
+    }
+    let narrative = &v["families"]["narrative_chain"];
+    assert_eq!(narrative["baseline"], false, "{v}");
+    assert_eq!(narrative["attacker"], "starter-lookup", "{v}");
+    assert_eq!(narrative["successes"], 3, "{v}");
+    for attacker in ["keyword", "qa-ranking"] {
+        assert_eq!(narrative["attackers"][attacker]["tries"], 3, "{v}");
+    }
+    assert!(narrative.get("by_difficulty").is_none(), "{v}");
+}
+
 /// `hco bench http`, small: the one-step figures as before, and whole identity-windows of a
 /// 3-step policy, each counted only when every step was accepted, as the node confirms.
 #[test]

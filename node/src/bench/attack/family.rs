@@ -40,6 +40,25 @@ pub fn timing(config: &Config, family: &str) -> anyhow::Result<Timing> {
     })
 }
 
+/// The deadline the bench gives a family the configuration does not enable (the lock
+/// families): their attackers answer in microseconds, so it does not change what is measured.
+const UNCONFIGURED_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Enables `family` at `difficulty` in `config`, keeping its configured deadline where it has
+/// one.
+pub fn set_difficulty(config: &mut Config, family: &str, difficulty: u32) {
+    let families = &mut config.network.families;
+    match families.iter_mut().find(|f| f.name == family) {
+        Some(section) => section.difficulty = difficulty,
+        None => families.push(crate::config::FamilySection {
+            name: family.to_owned(),
+            deadline: UNCONFIGURED_DEADLINE,
+            difficulty,
+            min_solve: None,
+        }),
+    }
+}
+
 /// The class a family serves.
 pub fn class_of(family: &str) -> anyhow::Result<Class> {
     hco_challenges::Registry::builtin()

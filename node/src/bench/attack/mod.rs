@@ -3,12 +3,16 @@
 //! to end under `configs/single.toml` and `configs/prod.toml`.
 //!
 //! Output (`--json`): `{"families": {"<family>": {"tries", "successes", "wilson_low",
-//! "wilson_high", "median_ms", "attacker", "config", "attackers": {…}}}, "end_to_end":
-//! {"single": {"identity_windows", "active", …}, "prod": {…}}}`. A family's headline figures
-//! are those of its most successful attacker; every attacker's are under `attackers`. Each try
+//! "wilson_high", "median_ms", "attacker", "config", "class", "baseline", "difficulty",
+//! "attackers": {…}, "by_difficulty": {"<d>": {…}}}}, "end_to_end": {"single":
+//! {"identity_windows", "active", …}, "prod": {…}}}`. A family's headline figures are those of
+//! its most successful attacker at the configured difficulty; every attacker's are under
+//! `attackers`, and under `by_difficulty` for the families measured at every level. Each try
 //! is a fresh identity's first (and only) answer to its challenge. Presence is measured under
-//! the production policy (strict attestation), the cognitive families under the development
-//! one, whose deadlines they share.
+//! the production policy (strict attestation), `narrative_chain` under it too (on the corpus
+//! given with `--agent-corpus`, else the public starter one), the other families under the
+//! development one, whose deadlines they share. The labelled baselines (`baseline: true`: the
+//! lock families, `proof_of_work`) are measured to show why no policy counts them as proof.
 
 mod end_to_end;
 mod family;
@@ -25,14 +29,27 @@ use crate::config::Config;
 use end_to_end::EndToEnd;
 use family::AttackerRate;
 
-/// The families the bench measures by default: the human ones, and the agent class's
-/// per-window step.
-pub const FAMILIES: [&str; 5] = [
+/// The families the bench measures by default: the human ones, the agent class's per-window
+/// step, and the labelled baselines (measured to show why they never prove a class alone).
+pub const FAMILIES: [&str; 9] = [
     "visual_match",
     "interactive_reasoning",
     "attention",
     "presence",
     "narrative_chain",
+    "obfuscated_text_lock",
+    "multi_pass_lock",
+    "semantic_math_lock",
+    "proof_of_work",
+];
+
+/// The families measured at every difficulty they accept by default (besides their headline
+/// difficulty): the agent families, whose levels the issue tables compare.
+pub const EACH_DIFFICULTY: [&str; 4] = [
+    "narrative_chain",
+    "obfuscated_text_lock",
+    "multi_pass_lock",
+    "semantic_math_lock",
 ];
 
 /// Options of `hco bench attack`.
@@ -45,7 +62,11 @@ pub struct AttackArgs {
     /// `narrative_chain`.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
-    /// First tries per attacker.
+    /// Families also measured at every difficulty they accept (comma-separated; `none` for
+    /// none); the headline stays at the configured difficulty.
+    #[arg(long, value_delimiter = ',', default_values_t = EACH_DIFFICULTY.map(str::to_owned))]
+    pub each_difficulty: Vec<String>,
+    /// First tries per attacker (per difficulty).
     #[arg(long, default_value_t = 500)]
     pub tries: u64,
     /// Script-held identity-windows per configuration in the end-to-end runs (0: skip them).
@@ -73,7 +94,7 @@ pub struct AttackArgs {
 /// One family's figures.
 #[derive(Debug, Serialize)]
 struct FamilyReport {
-    /// The headline: the most successful attacker's figures.
+    /// The headline: the most successful attacker's figures at the configured difficulty.
     #[serde(flatten)]
     best: AttackerRate,
     /// Its name.
@@ -81,8 +102,18 @@ struct FamilyReport {
     /// `single` or `prod`: whose policy the family ran under (for `narrative_chain`, also
     /// which corpus).
     config: String,
-    /// Every attacker's figures.
+    /// `human` or `agent`.
+    class: &'static str,
+    /// A labelled baseline (`script_solvable`): a script with the source passes it, and no
+    /// policy lets it prove its class on its own. Its figures are not the class's.
+    baseline: bool,
+    /// The difficulty of the headline figures.
+    difficulty: u32,
+    /// Every attacker's figures at that difficulty.
     attackers: BTreeMap<String, AttackerRate>,
+    /// Every attacker's figures at each difficulty the family accepts, where measured.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    by_difficulty: BTreeMap<u32, BTreeMap<String, AttackerRate>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -113,47 +144,49 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
     // The attacker each family is played with end to end: the most successful one measured.
     let mut best: BTreeMap<String, Box<dyn Attack>> = BTreeMap::new();
     for name in &families {
-        let agent_corpus = args.agent_corpus.clone();
-        let (base, config) = match (name.as_str(), &agent_corpus) {
+        let (base, config) = match (name.as_str(), &args.agent_corpus) {
             ("presence", _) => (&prod, "prod".to_owned()),
             ("narrative_chain", None) => (&prod, "prod, public starter corpus".to_owned()),
             ("narrative_chain", Some(dir)) => (&prod, format!("prod, corpus {}", dir.display())),
             _ => (&single, "single".to_owned()),
         };
-        let mut rates = BTreeMap::new();
-        let mut top: Option<(u64, Box<dyn Attack>)> = None;
-        for attacker in attack::of_family(name) {
-            eprintln!(
-                "attack: {name} ← {} ({} tries)",
-                attacker.name(),
-                args.tries
-            );
-            let rate = family::measure(base, name, attacker.as_ref(), args.tries, |c| {
-                if let Some(dir) = &agent_corpus {
-                    c.agent.corpus_dir = Some(dir.clone());
-                    c.agent.allow_starter_corpus = false;
-                }
-            })?;
-            let successes = rate.rate.successes;
-            rates.insert(attacker.name().to_owned(), rate);
-            if top.as_ref().is_none_or(|(s, _)| successes > *s) {
-                top = Some((successes, attacker));
+        let family = hco_challenges::Registry::builtin()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| anyhow::anyhow!("unknown family `{name}`"))?;
+        let difficulty = base
+            .network
+            .families
+            .iter()
+            .find(|f| f.name == *name)
+            .map_or(family.default_params().difficulty, |f| f.difficulty);
+        let (attackers, top) = measure_attackers(&args, base, name, difficulty)?;
+        let mut by_difficulty = BTreeMap::new();
+        if args.each_difficulty.iter().any(|f| f == name) {
+            for level in (1..=8).filter(|&d| {
+                d != difficulty
+                    && family
+                        .check_params(&hco_challenges::FamilyParams { difficulty: d })
+                        .is_ok()
+            }) {
+                by_difficulty.insert(level, measure_attackers(&args, base, name, level)?.0);
             }
+            by_difficulty.insert(difficulty, attackers.clone());
         }
-        let Some((_, attacker)) = top else {
-            anyhow::bail!("family `{name}` has no attacker in the tree");
-        };
-        let headline = rates[attacker.name()].clone();
         report.families.insert(
             name.clone(),
             FamilyReport {
-                best: headline,
-                attacker: attacker.name().to_owned(),
-                config: config.clone(),
-                attackers: rates,
+                best: attackers[top.name()].clone(),
+                attacker: top.name().to_owned(),
+                config,
+                class: family.class().as_str(),
+                baseline: family.script_solvable(),
+                difficulty,
+                attackers,
+                by_difficulty,
             },
         );
-        best.insert(name.clone(), attacker);
+        best.insert(name.clone(), top);
     }
     // Families not measured still get their first attacker end to end.
     for attacker in attack::all() {
@@ -182,4 +215,39 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(())
+}
+
+/// Every attacker of `name` against a node running `base` with the family at `difficulty`;
+/// their figures and the most successful one.
+fn measure_attackers(
+    args: &AttackArgs,
+    base: &Config,
+    name: &str,
+    difficulty: u32,
+) -> anyhow::Result<(BTreeMap<String, AttackerRate>, Box<dyn Attack>)> {
+    let mut rates = BTreeMap::new();
+    let mut top: Option<(u64, Box<dyn Attack>)> = None;
+    for attacker in attack::of_family(name) {
+        eprintln!(
+            "attack: {name} (difficulty {difficulty}) ← {} ({} tries)",
+            attacker.name(),
+            args.tries
+        );
+        let rate = family::measure(base, name, attacker.as_ref(), args.tries, |c| {
+            family::set_difficulty(c, name, difficulty);
+            if let Some(dir) = &args.agent_corpus {
+                c.agent.corpus_dir = Some(dir.clone());
+                c.agent.allow_starter_corpus = false;
+            }
+        })?;
+        let successes = rate.rate.successes;
+        rates.insert(attacker.name().to_owned(), rate);
+        if top.as_ref().is_none_or(|(s, _)| successes > *s) {
+            top = Some((successes, attacker));
+        }
+    }
+    let Some((_, top)) = top else {
+        anyhow::bail!("family `{name}` has no attacker in the tree");
+    };
+    Ok((rates, top))
 }
