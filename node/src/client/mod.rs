@@ -173,9 +173,19 @@ fn solve(node: &str, key: &std::path::Path, answer_cmd: Option<&str>) -> anyhow:
         .context("the node did not report the current window")?;
     let mut j = window.body["identity"]["next_j"].as_u64().unwrap_or(0) as u32;
     let closes_at = window.body["closes_at"].as_u64().unwrap_or(0);
+    // Steps of the class's window and how many have passed: once all have, the window is won
+    // and the client stops, rather than asking for one more and hearing, if the window closed
+    // meanwhile, `wrong_window`.
+    let steps = window.body["identity"]["steps"].as_u64();
+    let mut passed = window.body["identity"]["steps_passed"]
+        .as_u64()
+        .unwrap_or(0);
     let line = |value: Value| println!("{value}");
     let mut answered_any = false;
     loop {
+        if answered_any && steps.is_some_and(|steps| passed >= steps) {
+            return Ok(true);
+        }
         let reply = gw.post("/v1/challenges", &SignedRequest::new(&key, t, j))?;
         let opens_at = reply.body["opens_at"].as_u64().unwrap_or(0);
         let view: ChallengeView = match reply.into_result() {
@@ -222,9 +232,12 @@ fn solve(node: &str, key: &std::path::Path, answer_cmd: Option<&str>) -> anyhow:
             .post("/v1/responses", &response)?
             .into_result::<VerdictView>()
         {
-            Ok(v) => line(
-                json!({ "verdict": v.verdict, "id": v.id, "window": v.window, "j": v.j, "family": v.family, "accepted_at": v.accepted_at }),
-            ),
+            Ok(v) => {
+                passed += 1;
+                line(
+                    json!({ "verdict": v.verdict, "id": v.id, "window": v.window, "j": v.j, "family": v.family, "accepted_at": v.accepted_at }),
+                )
+            }
             Err((code, message)) => line(
                 json!({ "verdict": code, "message": message, "id": id, "window": t, "j": j, "family": family }),
             ),
