@@ -7,6 +7,7 @@
 
 mod active;
 mod close;
+mod commit_log;
 mod envelope;
 mod identity;
 mod integrity;
@@ -69,8 +70,11 @@ pub struct Oracle {
     node: NodeId,
     node_secret: [u8; 32],
     ledger: Ledger,
-    /// Serialises the replay check and the writes of acceptances and answered-markers.
-    commit: Mutex<()>,
+    /// Serialises the replay check and the writes of acceptances and answered-markers, and
+    /// holds the log of what the recent commits answered.
+    commit: Mutex<commit_log::CommitLog>,
+    /// The last commit's number, noted by a batch before its lock-free ledger reads.
+    last_commit: commit_log::LastCommit,
     /// Parsed identity keys.
     keys: crate::key_cache::KeyCache,
     /// Registered profiles (class, visual opt-out) of identities seen recently.
@@ -116,7 +120,8 @@ impl Oracle {
             registry,
             key,
             ledger,
-            commit: Mutex::new(()),
+            commit: Mutex::new(commit_log::CommitLog::default()),
+            last_commit: commit_log::LastCommit::default(),
             beacon_cache: Mutex::new(None),
             evidence_observer: OnceLock::new(),
             part_observer: OnceLock::new(),

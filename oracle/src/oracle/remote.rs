@@ -77,8 +77,15 @@ impl Oracle {
             return Ok(Err(Reason::BadIdentitySignature));
         }
         let (fresh, counters_raised) = {
-            let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
+            let mut log = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
             let fresh = self.ledger.insert_acceptances(batch)?;
+            log.record(
+                batch.iter().map(|s| {
+                    let c = s.acceptance.challenge();
+                    (c.t, c.id, c.j)
+                }),
+                &self.last_commit,
+            );
             let mut counters_raised = false;
             // Presence assertions accepted by other issuers move this node's counters too, so
             // a cloned authenticator cannot replay counts at another issuer.

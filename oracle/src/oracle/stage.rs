@@ -98,7 +98,7 @@ impl Oracle {
             Err(reason) => return Ok(Err(reason)),
         };
         if let Err(reject) = family.check_stage(&generated.key, k, partial) {
-            let _guard = self
+            let mut log = self
                 .commit
                 .lock()
                 .map_err(|_| crate::LedgerError::Poisoned)?;
@@ -111,6 +111,7 @@ impl Oracle {
                 code: reason.code().into(),
             };
             self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
+            log.record([(c.t, c.id, c.j)], &self.last_commit);
             self.ledger.make_durable()?;
             return Ok(Err(reason));
         }

@@ -15,6 +15,7 @@ use crate::{
     seal::seal_batch, sign,
 };
 
+use super::commit_log::AnsweredKey;
 use super::{Oracle, Outcome};
 
 /// A response that passed every check but the identity signature and the replay check.
@@ -51,6 +52,9 @@ impl Oracle {
         responses: &[Response],
         now: Timestamp,
     ) -> Result<Vec<Result<SealedAcceptance, Reason>>, LedgerError> {
+        // Commits after this one are found in the commit log under the lock; those before it
+        // are seen by the lock-free ledger reads of the prechecks.
+        let since = self.last_commit.get();
         let mut results: Vec<Result<Checked<'_>, Reason>> = Vec::with_capacity(responses.len());
         for r in responses {
             results.push(self.precheck(r, now)?);
@@ -78,76 +82,26 @@ impl Oracle {
         // Replay check, answer verdict, seal and write, under the commit lock.
         let mut out: Vec<Option<Result<SealedAcceptance, Reason>>> =
             Vec::with_capacity(responses.len());
-        let mut wrote = false;
         // Per-part verdicts of wrong answers, told to the observer once they are durable.
         let mut observed: Vec<(usize, Vec<bool>)> = Vec::new();
-        {
-            let _guard = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
-            let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
-            let mut in_batch = HashSet::new();
-            // Counters moved by this batch's presence answers, checked against the ledger and
-            // each other here, under the lock, so two assertions cannot both claim one count.
-            let mut counters: HashMap<(IdentityId, Vec<u8>), u32> = HashMap::new();
-            for (i, checked) in results.into_iter().enumerate() {
-                let mut checked = match checked {
-                    Err(reason) => {
-                        out.push(Some(Err(reason)));
-                        continue;
-                    }
-                    Ok(checked) => checked,
-                };
-                let c = &checked.response.challenge.challenge;
-                if !in_batch.insert((c.t, c.id, c.j)) || self.ledger.is_answered(c.t, &c.id, c.j)? {
-                    out.push(Some(Err(Reason::AlreadyAnswered)));
-                    continue;
+        let answered = {
+            let mut log = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
+            // The prechecks read the answered state without the lock: what was answered since
+            // is in the log (or, where the log has forgotten, read again under the lock).
+            let answered_after = log.answered_since(since);
+            match self.commit_checked(results, answered_after, now, &mut out, &mut observed) {
+                Ok(answered) => {
+                    log.record(answered.iter().copied(), &self.last_commit);
+                    answered
                 }
-                let verdict = match checked.answer {
-                    Ok(update) => self.claim_counter(&c.id, update, &mut counters)?,
-                    Err(reason) => Err(reason),
-                };
-                match verdict {
-                    Ok(()) => {
-                        by_window.entry(c.t).or_default().push((
-                            i,
-                            Acceptance {
-                                version: VERSION,
-                                response: checked.response.clone(),
-                                accepted_at: now,
-                            },
-                        ));
-                        out.push(None); // sealed below
-                    }
-                    Err(reason) => {
-                        if reason.is_final_answer() {
-                            let marker = AnsweredRecord {
-                                answered_at: now,
-                                code: reason.code().into(),
-                            };
-                            self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
-                            wrote = true;
-                            if let Some(parts) = checked.parts.take() {
-                                observed.push((i, parts));
-                            }
-                        }
-                        out.push(Some(Err(reason)));
-                    }
+                Err(e) => {
+                    // Some writes may have landed: no later batch may trust the log for them.
+                    log.forget(&self.last_commit);
+                    return Err(e);
                 }
             }
-            for (t, entries) in by_window {
-                let (indices, acceptances): (Vec<usize>, Vec<Acceptance>) =
-                    entries.into_iter().unzip();
-                let sealed = seal_batch(&self.key, t, acceptances);
-                self.ledger.insert_checked(&sealed)?;
-                for (i, s) in indices.into_iter().zip(sealed) {
-                    out[i] = Some(Ok(s));
-                    wrote = true;
-                }
-            }
-            for ((id, credential), counter) in counters.drain() {
-                self.ledger.raise_counter(&id, &credential, counter)?;
-            }
-        }
-        if wrote {
+        };
+        if !answered.is_empty() {
             self.ledger.make_durable()?;
         }
         if let Some(observer) = self.part_observer.get() {
@@ -170,6 +124,89 @@ impl Oracle {
                 })
             })
             .collect())
+    }
+
+    /// Under the commit lock: the replay check, each answer's verdict, the seal and the
+    /// writes. Fills `out` (in order) and `observed`; returns the challenges it answered.
+    fn commit_checked<'a>(
+        &self,
+        results: Vec<Result<Checked<'a>, Reason>>,
+        answered_after: Option<Vec<&HashSet<AnsweredKey>>>,
+        now: Timestamp,
+        out: &mut Vec<Option<Result<SealedAcceptance, Reason>>>,
+        observed: &mut Vec<(usize, Vec<bool>)>,
+    ) -> Result<Vec<AnsweredKey>, LedgerError> {
+        let mut answered: Vec<AnsweredKey> = Vec::new();
+        let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
+        let mut in_batch = HashSet::new();
+        // Counters moved by this batch's presence answers, checked against the ledger and
+        // each other here, under the lock, so two assertions cannot both claim one count.
+        let mut counters: HashMap<(IdentityId, Vec<u8>), u32> = HashMap::new();
+        for (i, checked) in results.into_iter().enumerate() {
+            let mut checked = match checked {
+                Err(reason) => {
+                    out.push(Some(Err(reason)));
+                    continue;
+                }
+                Ok(checked) => checked,
+            };
+            let c = &checked.response.challenge.challenge;
+            let key = (c.t, c.id, c.j);
+            let replayed = !in_batch.insert(key)
+                || match &answered_after {
+                    Some(commits) => commits.iter().any(|keys| keys.contains(&key)),
+                    None => self.ledger.is_answered(c.t, &c.id, c.j)?,
+                };
+            if replayed {
+                out.push(Some(Err(Reason::AlreadyAnswered)));
+                continue;
+            }
+            let verdict = match checked.answer {
+                Ok(update) => self.claim_counter(&c.id, update, &mut counters)?,
+                Err(reason) => Err(reason),
+            };
+            match verdict {
+                Ok(()) => {
+                    by_window.entry(c.t).or_default().push((
+                        i,
+                        Acceptance {
+                            version: VERSION,
+                            response: checked.response.clone(),
+                            accepted_at: now,
+                        },
+                    ));
+                    out.push(None); // sealed below
+                }
+                Err(reason) => {
+                    if reason.is_final_answer() {
+                        let marker = AnsweredRecord {
+                            answered_at: now,
+                            code: reason.code().into(),
+                        };
+                        self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
+                        answered.push(key);
+                        if let Some(parts) = checked.parts.take() {
+                            observed.push((i, parts));
+                        }
+                    }
+                    out.push(Some(Err(reason)));
+                }
+            }
+        }
+        for (t, entries) in by_window {
+            let (indices, acceptances): (Vec<usize>, Vec<Acceptance>) = entries.into_iter().unzip();
+            let sealed = seal_batch(&self.key, t, acceptances);
+            self.ledger.insert_checked(&sealed)?;
+            for (i, s) in indices.into_iter().zip(sealed) {
+                let c = s.acceptance.challenge();
+                answered.push((c.t, c.id, c.j));
+                out[i] = Some(Ok(s));
+            }
+        }
+        for ((id, credential), counter) in counters.drain() {
+            self.ledger.raise_counter(&id, &credential, counter)?;
+        }
+        Ok(answered)
     }
 
     /// Takes the counter an accepted presence answer moves to, if the network's counter rule
