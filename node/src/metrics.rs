@@ -309,11 +309,16 @@ impl Metrics {
 
     /// Counts a dropped message.
     pub fn drop_in(&self, queue: &str) {
+        self.drop_many(queue, 1);
+    }
+
+    /// Counts `n` messages dropped at `queue`.
+    pub fn drop_many(&self, queue: &str, n: u64) {
         self.dropped
             .get_or_create(&DropLabel {
                 queue: queue.into(),
             })
-            .inc();
+            .inc_by(n);
     }
 }
 

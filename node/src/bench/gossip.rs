@@ -61,6 +61,8 @@ struct Report {
     strikes: f64,
     peers_banned: f64,
     gossip_dropped: f64,
+    /// Messages gossipsub gave up sending to a peer whose send queue stayed full.
+    gossip_send_failed: f64,
     recorded_per_node: Vec<u64>,
     seconds: f64,
 }
@@ -218,8 +220,10 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
             + sum("hco_gossip_validations_total{topic=\"reveal\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"passkey\",result=\"reject\"}"),
         peers_banned: sum("hco_peers_banned_total"),
-        gossip_dropped: sum("hco_dropped_total{queue=\"gossip\"}")
-            + sum("hco_dropped_total{queue=\"publish\"}"),
+        gossip_dropped: sum("hco_dropped_messages_total{queue=\"gossip\"}")
+            + sum("hco_dropped_messages_total{queue=\"publish\"}")
+            + sum("hco_dropped_messages_total{queue=\"publish_failed\"}"),
+        gossip_send_failed: sum("hco_dropped_messages_total{queue=\"gossip_send\"}"),
         recorded_per_node,
         seconds: (elapsed * 100.0).round() / 100.0,
     };

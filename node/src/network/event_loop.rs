@@ -247,6 +247,16 @@ impl EventLoop {
                     );
                 }
             }
+            // Messages gossipsub gave up sending to a peer whose queue stayed full (a publish
+            // waits 5 s, a forward 1 s): lost for that peer until reconciliation.
+            BehaviourEvent::Gossipsub(gossipsub::Event::SlowPeer {
+                peer_id,
+                failed_messages,
+            }) => {
+                let lost = failed_messages.priority + failed_messages.non_priority;
+                self.metrics.drop_many("gossip_send", lost as u64);
+                tracing::warn!(%peer_id, priority = failed_messages.priority, non_priority = failed_messages.non_priority, "gossip messages to a slow peer dropped");
+            }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
                 let member = self.guard.is_member(&peer_id);
                 if let Err(refusal) = check_identify(
@@ -395,12 +405,24 @@ impl EventLoop {
         let b = self.swarm.behaviour_mut();
         match command {
             Command::Publish { topic, data } => {
-                if let Err(e) = b
+                match b
                     .gossipsub
                     .publish(gossipsub::IdentTopic::new(topic.name()), data)
                 {
-                    // No peers yet (a single node) or a duplicate: reconciliation covers it.
-                    tracing::debug!(topic = topic.label(), error = %e, "publish skipped");
+                    Ok(_) => {}
+                    // No peers yet (a single node) or a duplicate: nothing is lost.
+                    Err(
+                        e @ (gossipsub::PublishError::NoPeersSubscribedToTopic
+                        | gossipsub::PublishError::Duplicate),
+                    ) => {
+                        tracing::debug!(topic = topic.label(), error = %e, "publish skipped");
+                    }
+                    // Every peer's send queue full, or worse: the message is lost here
+                    // (reconciliation repairs acceptances and registrations, later).
+                    Err(e) => {
+                        self.metrics.drop_in("publish_failed");
+                        tracing::warn!(topic = topic.label(), error = %e, "publish failed");
+                    }
                 }
             }
             Command::Validate {

@@ -15,12 +15,8 @@ use crate::network::protocol::ChallengeReply;
 /// Most responses verified in one batch (one batched signature check, one seal, one flush).
 /// Its acceptances are gossiped in as many messages as their encoded size needs.
 pub const MAX_BATCH: usize = 512;
-/// Batches verified at once: one is checked while another waits for its flush. Two, not three:
-/// fewer batches in flight make each bigger (fewer seals, flushes and gossip messages for the
-/// peers to check). Measured: `hco bench http` 2,725 accepted/s at 0.355 ms CPU each against
-/// 2,616 and 0.381 with three; `hco bench gossip --concurrency 64` held (p99 505 and 732 ms)
-/// where three collapsed (1,658 ms, then 34 s); one collapsed too.
-const CONCURRENT_BATCHES: usize = 2;
+/// Batches verified at once: one is checked while another waits for its flush.
+const CONCURRENT_BATCHES: usize = 3;
 
 /// Responses waiting for verification, with the time each was queued.
 pub(super) type VerifyQueue = BatchQueue<(Response, Instant), Result<SealedAcceptance, Reason>>;
