@@ -25,7 +25,7 @@ use super::{Attack, Session, Verdict};
 pub(super) const NARRATIVE_CHAIN: &str = "narrative_chain";
 
 /// The parts of a chain prompt: (narrative, question) in order.
-pub(super) fn parts(text: &str) -> Vec<(&str, &str)> {
+fn parts(text: &str) -> Vec<(&str, &str)> {
     text.split("\n\n=== Part ")
         .skip(1)
         .filter_map(|part| {
@@ -58,10 +58,16 @@ fn starter_key() -> &'static HashMap<(String, String), String> {
     })
 }
 
-pub(super) fn answer(
+/// Answers every part of the chain with `reader` (narrative, question → answer) and sends the
+/// answers once; a part the reader cannot answer ends the try as `no_answer_found`.
+pub(super) fn answer_each_part(
     session: &Session<'_>,
-    answers: Option<Vec<String>>,
+    reader: impl Fn(&str, &str) -> Option<String>,
 ) -> anyhow::Result<Verdict> {
+    let answers = parts(&session.prompt().text)
+        .into_iter()
+        .map(|(n, q)| reader(n, q))
+        .collect::<Option<Vec<_>>>();
     let Some(answers) = answers else {
         return Ok(Verdict::Rejected("no_answer_found".into()));
     };
@@ -81,11 +87,7 @@ impl Attack for StarterLookup {
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
         let key = starter_key();
-        let answers = parts(&session.prompt().text)
-            .into_iter()
-            .map(|(n, q)| key.get(&(fold(n), fold(q))).cloned())
-            .collect::<Option<Vec<_>>>();
-        answer(session, answers)
+        answer_each_part(session, |n, q| key.get(&(fold(n), fold(q))).cloned())
     }
 }
 
@@ -100,11 +102,7 @@ impl Attack for Keyword {
         "keyword"
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
-        let answers = parts(&session.prompt().text)
-            .into_iter()
-            .map(|(n, q)| best_guess(n, q))
-            .collect::<Option<Vec<_>>>();
-        answer(session, answers)
+        answer_each_part(session, best_guess)
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use hco_challenges::narrative::{AnswerType, baselines};
 
-use super::agent::{NARRATIVE_CHAIN, answer, parts};
+use super::agent::{NARRATIVE_CHAIN, answer_each_part};
 use super::{Attack, Session, Verdict};
 
 /// Words of a question that carry no content.
@@ -39,11 +39,7 @@ impl Attack for QaRanking {
         "qa-ranking"
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
-        let answers = parts(&session.prompt().text)
-            .into_iter()
-            .map(|(n, q)| rank(n, q))
-            .collect::<Option<Vec<_>>>();
-        answer(session, answers)
+        answer_each_part(session, rank)
     }
 }
 
