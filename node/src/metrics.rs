@@ -10,6 +10,13 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+
+/// Bucket bounds (seconds) of the gossip delay histogram: fine around the 200 ms goal of a
+/// committee on one site.
+pub const GOSSIP_DELAY_BUCKETS: [f64; 18] = [
+    0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.5, 1.0, 2.0,
+    5.0, 10.0,
+];
 use prometheus_client::registry::Registry;
 
 /// Labels of a family-scoped counter.
@@ -82,6 +89,9 @@ pub struct Metrics {
     pub wrong_answer_parts: Family<PartLabel, Counter>,
     /// Seconds from receipt of a response to its durable verdict.
     pub verify_latency: Histogram,
+    /// Seconds from a peer's receipt of a response to this node recording its acceptance from
+    /// gossip (on this node's clock against the issuer's: skew between them adds to it).
+    pub gossip_acceptance_delay: Histogram,
     /// Identities active in the last summarized window.
     pub active_identities: Gauge,
     /// The last window summarized.
@@ -122,6 +132,7 @@ impl Metrics {
             answered_wrong: Family::default(),
             wrong_answer_parts: Family::default(),
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
+            gossip_acceptance_delay: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
             active_identities: Gauge::default(),
             last_summarized_window: Gauge::default(),
             last_certified_window: Gauge::default(),
@@ -162,6 +173,11 @@ impl Metrics {
             "verify_latency_seconds",
             "Time from receipt of a response to its durable verdict",
             m.verify_latency.clone(),
+        );
+        r.register(
+            "gossip_acceptance_delay_seconds",
+            "Time from a peer's receipt of a response to this node recording the acceptance from gossip",
+            m.gossip_acceptance_delay.clone(),
         );
         r.register(
             "active_identities",

@@ -3,10 +3,16 @@
 //! `proof_of_work` challenge at its assigned issuer), measuring how long an acceptance takes from
 //! its issuer to every other node, and whether any acceptance batch was refused on the way.
 //!
-//! Every `--sample-every`th accepted identity is followed: pollers ask the other nodes for the
-//! identity until each shows it active in the window. Nodes share the machine's clock, so the
-//! issuer's receipt time and the pollers' times are comparable; polling bounds the resolution.
-//! Rejections and bans are read from the nodes' metrics after the run.
+//! The delays come from the members themselves: each observes, for every acceptance it records
+//! from gossip, the time since the issuer received the response
+//! (`hco_gossip_acceptance_delay_seconds`; nodes here share the machine's clock). The bench
+//! reads those histograms before and after the ceremony. The same path is also timed from
+//! outside: every `--sample-every`th accepted identity is followed by pollers asking the other
+//! nodes until each shows it active — but pollers compete for the loaded nodes and fall behind
+//! (`poll_lag_p99_ms`), so those figures are an upper bound that can be far above the truth.
+//! Registration comes first and is not measured; the ceremony starts once every member holds
+//! every registration (bounded wait, `registry_settle_s`). Rejections, bans and lost sends are
+//! read from the nodes' metrics.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
@@ -20,6 +26,7 @@ use serde::Serialize;
 
 use super::load::{challenge_and_respond_signed, current, quantile_ms, register};
 use crate::client::Gateway;
+use crate::metrics::GOSSIP_DELAY_BUCKETS;
 
 /// Options of `hco bench gossip`.
 #[derive(Debug, Args)]
@@ -53,16 +60,36 @@ struct Report {
     accepted_per_s: f64,
     samples: usize,
     unseen_samples: usize,
-    p50_ms: f64,
-    p99_ms: f64,
-    max_ms: f64,
+    /// From the members' own `hco_gossip_acceptance_delay_seconds` histograms during the
+    /// ceremony (each figure the upper bound of its bucket; deliveries missing from the
+    /// histograms count as slowest): the median delivery to a member.
+    p50_ms: Option<f64>,
+    /// An upper bound on the p99 from acceptance at the issuer to recording at every other
+    /// member (see the union bound where it is computed).
+    p99_ms: Option<f64>,
+    /// The p99 of a single delivery to a member.
+    peer_p99_ms: Option<f64>,
+    /// The same path timed from outside: pollers ask the other members for sampled identities
+    /// until all show them active.
+    polled_p50_ms: f64,
+    polled_p99_ms: f64,
+    polled_max_ms: f64,
     poll_interval_ms: u64,
+    /// Time from a sample's acceptance until a poller first asks for it: the polled delays
+    /// include it, so they are only as good as this is small.
+    poll_lag_p99_ms: f64,
     rejected_batches: f64,
     strikes: f64,
     peers_banned: f64,
     gossip_dropped: f64,
-    /// Messages gossipsub gave up sending to a peer whose send queue stayed full.
+    /// Messages gossipsub gave up sending to a peer whose send queue stayed full, during the
+    /// ceremony.
     gossip_send_failed: f64,
+    /// The same, during registration (before the ceremony).
+    gossip_send_failed_registration: f64,
+    /// Time from the end of registration until every member held every registration (or
+    /// [`SETTLE`], if sooner).
+    registry_settle_s: f64,
     recorded_per_node: Vec<u64>,
     seconds: f64,
 }
@@ -71,8 +98,19 @@ struct Report {
 const POLL: Duration = Duration::from_millis(2);
 /// How long a sample is followed before it counts as unseen.
 const FOLLOW: Duration = Duration::from_secs(10);
-/// Pollers following samples.
+/// Pollers following samples. A sample that waits for one is measured late (`poll_lag_p99_ms`
+/// shows how late); more pollers would load the nodes they measure.
 const POLLERS: usize = 4;
+/// Longest wait for registrations to reach every member before the ceremony.
+const SETTLE: Duration = Duration::from_secs(60);
+/// Registrations a member accepted from gossip.
+const REGISTRY_ACCEPTED: &str =
+    "hco_gossip_validations_total{topic=\"registry\",result=\"accept\"}";
+/// The members' gossip delay histogram.
+const DELAY_BUCKET: &str = "hco_gossip_acceptance_delay_seconds_bucket";
+const DELAY_COUNT: &str = "hco_gossip_acceptance_delay_seconds_count";
+/// Sends gossipsub gave up.
+const SEND_FAILED: &str = "hco_dropped_messages_total{queue=\"gossip_send\"}";
 
 pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
@@ -122,18 +160,29 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         }
     });
     let registered_count = next.load(Ordering::Relaxed).min(args.identities) as usize;
+    // Registrations are gossiped too: the ceremony starts once every member holds them (or
+    // after a bound), so that its figures are not the registrations' backlog, nor acceptances
+    // that peers must ignore for an identity they do not know yet.
+    let settle_start = Instant::now();
+    let expected = registered.load(Ordering::Relaxed) as f64 * (args.nodes - 1) as f64;
+    while settle_start.elapsed() < SETTLE && sum_of(&scrape(&urls), REGISTRY_ACCEPTED) < expected {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let registry_settle_s = settle_start.elapsed().as_secs_f64();
+    let before = scrape(&urls);
 
     // The ceremony, with samples followed by the pollers.
     let (sample_tx, sample_rx) = mpsc::channel::<(usize, IdentityId, u64, u64)>();
     let sample_rx = Mutex::new(sample_rx);
     let delays = Mutex::new(Vec::new());
+    let lags = Mutex::new(Vec::new());
     let unseen = AtomicUsize::new(0);
     let next = AtomicU64::new(0);
     let accepted = AtomicUsize::new(0);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..POLLERS {
-            s.spawn(|| follow_samples(&urls, &sample_rx, &delays, &unseen));
+            s.spawn(|| follow_samples(&urls, &sample_rx, &delays, &lags, &unseen));
         }
         let clients: Vec<_> = (0..concurrency)
             .map(|_| {
@@ -171,18 +220,8 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let elapsed = start.elapsed().as_secs_f64();
     // Let the last batches land before counting what every node recorded.
     std::thread::sleep(Duration::from_secs(2));
-    let metrics: Vec<String> = urls
-        .iter()
-        .map(|u| {
-            Gateway::new(u)
-                .get("/metrics")
-                .ok()
-                .and_then(|r| r.body.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        })
-        .collect();
-    // `+ 0.0`: an empty sum of floats is -0.0.
-    let sum = |name: &str| metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0;
+    let metrics = scrape(&urls);
+    let sum = |name: &str| sum_of(&metrics, name);
     let recorded_per_node = urls
         .iter()
         .map(|u| {
@@ -196,7 +235,11 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     drop(guard);
     let mut delays = delays.into_inner().unwrap_or_default();
     delays.sort();
+    let mut lags = lags.into_inner().unwrap_or_default();
+    lags.sort();
     let accepted = accepted.into_inner();
+    let peers = (args.nodes.max(2) - 1) as f64;
+    let deliveries = accepted as f64 * peers;
     let report = Report {
         nodes: args.nodes,
         concurrency,
@@ -205,10 +248,16 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         accepted_per_s: (accepted as f64 / elapsed).round(),
         samples: delays.len(),
         unseen_samples: unseen.into_inner(),
-        p50_ms: quantile_ms(&delays, 0.5),
-        p99_ms: quantile_ms(&delays, 0.99),
-        max_ms: quantile_ms(&delays, 1.0),
+        p50_ms: delay_quantile_ms(&before, &metrics, 0.5, deliveries),
+        // P(slowest of the n-1 deliveries > x) <= (n-1) * P(a delivery > x) (union bound), so the
+        // per-delivery quantile at 1 - 1%/(n-1) bounds the p99 to every member from above.
+        p99_ms: delay_quantile_ms(&before, &metrics, 1.0 - 0.01 / peers, deliveries),
+        peer_p99_ms: delay_quantile_ms(&before, &metrics, 0.99, deliveries),
+        polled_p50_ms: quantile_ms(&delays, 0.5),
+        polled_p99_ms: quantile_ms(&delays, 0.99),
+        polled_max_ms: quantile_ms(&delays, 1.0),
         poll_interval_ms: POLL.as_millis() as u64,
+        poll_lag_p99_ms: quantile_ms(&lags, 0.99),
         rejected_batches: sum(
             "hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}",
         ) + sum(
@@ -223,7 +272,9 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         gossip_dropped: sum("hco_dropped_messages_total{queue=\"gossip\"}")
             + sum("hco_dropped_messages_total{queue=\"publish\"}")
             + sum("hco_dropped_messages_total{queue=\"publish_failed\"}"),
-        gossip_send_failed: sum("hco_dropped_messages_total{queue=\"gossip_send\"}"),
+        gossip_send_failed: sum(SEND_FAILED) - sum_of(&before, SEND_FAILED),
+        gossip_send_failed_registration: sum_of(&before, SEND_FAILED),
+        registry_settle_s: (registry_settle_s * 100.0).round() / 100.0,
         recorded_per_node,
         seconds: (elapsed * 100.0).round() / 100.0,
     };
@@ -241,6 +292,7 @@ fn follow_samples(
     urls: &[String],
     samples: &Mutex<mpsc::Receiver<(usize, IdentityId, u64, u64)>>,
     delays: &Mutex<Vec<Duration>>,
+    lags: &Mutex<Vec<Duration>>,
     unseen: &AtomicUsize,
 ) {
     let gateways: Vec<Gateway> = urls.iter().map(|u| Gateway::new(u)).collect();
@@ -249,6 +301,10 @@ fn follow_samples(
         let Some((issuer, id, t, accepted_at)) = next else {
             return;
         };
+        let lag = Duration::from_millis(SystemClock.now().saturating_sub(accepted_at));
+        if let Ok(mut all) = lags.lock() {
+            all.push(lag);
+        }
         let started = Instant::now();
         let mut pending: Vec<usize> = (0..gateways.len()).filter(|j| *j != issuer).collect();
         while !pending.is_empty() && started.elapsed() < FOLLOW {
@@ -272,6 +328,56 @@ fn follow_samples(
     }
 }
 
+/// Every node's metrics, in Prometheus text (empty for a node that does not answer).
+fn scrape(urls: &[String]) -> Vec<String> {
+    urls.iter()
+        .map(|u| {
+            Gateway::new(u)
+                .get("/metrics")
+                .ok()
+                .and_then(|r| r.body.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The sum over every node's metrics of the samples whose line starts with `name`.
+fn sum_of(metrics: &[String], name: &str) -> f64 {
+    // `+ 0.0`: an empty sum of floats is -0.0.
+    metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0
+}
+
+/// The `q` quantile (ms, as its bucket's upper bound) of the gossip delays the members observed
+/// between the scrapes `before` and `after`, out of at least `expected` deliveries; `None`
+/// without observations or beyond the last bound.
+fn delay_quantile_ms(before: &[String], after: &[String], q: f64, expected: f64) -> Option<f64> {
+    // Deliveries that never showed up in a histogram (lost, then reconciled) count as slower
+    // than every bucket.
+    let total = (sum_of(after, DELAY_COUNT) - sum_of(before, DELAY_COUNT)).max(expected);
+    if total <= 0.0 {
+        return None;
+    }
+    GOSSIP_DELAY_BUCKETS
+        .iter()
+        .find(|le| cumulative(after, **le) - cumulative(before, **le) >= q * total)
+        .map(|le| (le * 1000.0).round())
+}
+
+/// Observations at most `le` in the delay histograms of every member (`le` read as a number,
+/// whatever its text form).
+fn cumulative(metrics: &[String], le: f64) -> f64 {
+    let prefix = format!("{DELAY_BUCKET}{{le=\"");
+    metrics
+        .iter()
+        .flat_map(|m| m.lines())
+        .filter_map(|l| {
+            let (bound, value) = l.strip_prefix(&prefix)?.split_once("\"} ")?;
+            (bound.parse::<f64>().ok()? == le).then_some(value.trim().parse::<f64>().ok()?)
+        })
+        .sum::<f64>()
+        + 0.0
+}
+
 /// The sum of the samples of the Prometheus text whose line starts with `name`.
 fn metric_sum(text: &str, name: &str) -> f64 {
     text.lines()
@@ -285,5 +391,43 @@ struct DownOnDrop(std::path::PathBuf);
 impl Drop for DownOnDrop {
     fn drop(&mut self) {
         let _ = crate::devnet::down(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One member's scrape with `counts[i]` observations at most `GOSSIP_DELAY_BUCKETS[i]`.
+    fn scrape_of(counts: &[f64]) -> String {
+        let mut text = String::new();
+        for (le, n) in GOSSIP_DELAY_BUCKETS.iter().zip(counts) {
+            text += &format!("{DELAY_BUCKET}{{le=\"{le:?}\"}} {n}\n");
+        }
+        text += &format!("{DELAY_BUCKET}{{le=\"+Inf\"}} {}\n", counts.last().unwrap());
+        text += &format!("{DELAY_COUNT} {}\n", counts.last().unwrap());
+        text
+    }
+
+    #[test]
+    fn delay_quantiles_come_from_the_histogram_delta_and_count_missing_deliveries_as_slowest() {
+        let before = vec![scrape_of(&[0.0; 18])];
+        // 100 deliveries: 50 within 5 ms, 98 within 100 ms, all 100 within 300 ms.
+        let mut counts = [0.0; 18];
+        for (i, le) in GOSSIP_DELAY_BUCKETS.iter().enumerate() {
+            counts[i] = match *le {
+                x if x < 0.1 => 50.0,
+                x if x < 0.3 => 98.0,
+                _ => 100.0,
+            };
+        }
+        let after = vec![scrape_of(&counts)];
+        assert_eq!(delay_quantile_ms(&before, &after, 0.5, 0.0), Some(5.0));
+        assert_eq!(delay_quantile_ms(&before, &after, 0.98, 0.0), Some(100.0));
+        assert_eq!(delay_quantile_ms(&before, &after, 0.99, 0.0), Some(300.0));
+        // Two more deliveries were expected than observed: the p99 is beyond every bucket.
+        assert_eq!(delay_quantile_ms(&before, &after, 0.99, 102.0), None);
+        // What was there before the ceremony does not count.
+        assert_eq!(delay_quantile_ms(&after, &after, 0.5, 0.0), None);
     }
 }

@@ -3,7 +3,8 @@
 //! the assigned issuer, forwarded to the issuer otherwise). Its other jobs have a file each:
 //!
 //! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
-//!   verifies them in batches, seals and gossips the acceptances;
+//!   verifies them in batches and seals the acceptances;
+//! - [`acceptance_gossip`]: gossips this node's acceptances, coalesced under load;
 //! - [`network_events`]: validates gossip and answers peers' challenge requests;
 //! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances,
 //!   reveals and certificate), both serving peers' requests and pulling from peers.
@@ -11,6 +12,7 @@
 //! The oracle is synchronous (sled and signatures). Calls that may wait for a flush run on the
 //! blocking pool; issuance, which never flushes, runs on the calling task.
 
+mod acceptance_gossip;
 mod batcher;
 mod network_events;
 mod observers;
@@ -31,9 +33,7 @@ use libp2p::PeerId;
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::NetworkClient;
-use crate::network::protocol::{
-    ChallengeReply, ChallengeRpc, Rejection, Topic, acceptance_payloads,
-};
+use crate::network::protocol::{ChallengeReply, ChallengeRpc, Rejection, Topic};
 use crate::supervise::Supervisor;
 
 #[cfg(test)]
@@ -52,6 +52,7 @@ pub struct Node {
     clock: Arc<dyn Clock>,
     peers: HashMap<NodeId, PeerId>,
     verify_queue: batcher::VerifyQueue,
+    acceptance_gossip: acceptance_gossip::AcceptanceGossip,
     register_queue: registrar::RegistrationQueue,
     sync_limits: sync::Limits,
     /// Stops the node when a critical task ends or storage fails.
@@ -106,6 +107,7 @@ impl Node {
         observers::install(&oracle, &metrics);
         let (verify_queue, verifications) = batcher::channel();
         let (register_queue, registrations) = registrar::channel();
+        let (acceptance_gossip, gossip_task) = acceptance_gossip::start(net.clone());
         let node = Arc::new(Self {
             oracle,
             net,
@@ -113,6 +115,7 @@ impl Node {
             clock,
             peers,
             verify_queue,
+            acceptance_gossip,
             register_queue,
             sync_limits,
             supervisor: Supervisor::new(),
@@ -123,6 +126,8 @@ impl Node {
         );
         node.supervisor
             .spawn_critical("registrar", registrar::run(node.clone(), registrations));
+        node.supervisor
+            .spawn_critical("acceptance gossip", gossip_task);
         node
     }
 
@@ -181,11 +186,10 @@ impl Node {
         Ok(result)
     }
 
-    /// Gossips sealed acceptances of this node, split into payloads every peer decodes.
+    /// Gossips sealed acceptances of this node (coalesced with others made meanwhile, split
+    /// into payloads every peer decodes).
     pub fn publish_acceptances(&self, accepted: &[SealedAcceptance]) {
-        for payload in acceptance_payloads(accepted) {
-            self.net.publish(Topic::Acceptance, payload);
-        }
+        self.acceptance_gossip.queue(accepted, &self.metrics);
     }
 
     /// Issues a challenge here if this node may, otherwise forwards to the assigned issuer.

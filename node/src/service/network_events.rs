@@ -67,6 +67,10 @@ impl Node {
         }
         let now = self.now();
         let data = data.to_vec();
+        let (clock, delay_metric) = (
+            self.clock.clone(),
+            self.metrics.gossip_acceptance_delay.clone(),
+        );
         let verdict = self
             .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
                 Ok(match topic {
@@ -88,7 +92,15 @@ impl Node {
                         match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
                             Err(_) => Validation::Reject,
                             Ok(batch) => match o.record_remote(&batch)? {
-                                Ok(_) => Validation::Accept,
+                                Ok(_) => {
+                                    let recorded = clock.now();
+                                    for s in &batch {
+                                        let delay =
+                                            recorded.saturating_sub(s.acceptance.accepted_at);
+                                        delay_metric.observe(delay as f64 / 1000.0);
+                                    }
+                                    Validation::Accept
+                                }
                                 // Nothing of the batch is recorded either way; the sender is
                                 // struck only when the batch proves it wrong.
                                 Err(reason) if hco_oracle::blames_sender(&reason) => {

@@ -28,8 +28,12 @@ fn visual_attackers_fail_over_http() {
         // Answers in time: the refusals are wrong answers, not expiries.
         let mismatches = a["refusals"]["answer_mismatch"].as_u64().unwrap_or(0);
         assert!(mismatches >= 27, "{name} answered too few in time: {a}");
-        // At the default difficulty 4 the template matcher reads about 7 % offline: 30 tries
-        // stay under the 20 % goal (6 of 30) but for a one-in-a-few-hundred draw.
-        assert!(a["successes"].as_u64().unwrap() <= 6, "{name}: {a}");
+        // At the default difficulty 4 the template matcher reads 4–7 % (12 of 300 over HTTP,
+        // about 7 % offline). Thirty tries cannot show a rate below the 20 % goal; what
+        // they can show is a rate above it: fail when the whole 95 % interval lies above 20 %
+        // (11 or more of 30; at 7 % that draw has odds of 3 in a million). A bound of 6 of 30
+        // failed once in CI on 7 of 30 — a 1-in-250 draw at 7 % that a test must not hang on.
+        let low = a["wilson_low"].as_f64().unwrap_or_else(|| panic!("{a}"));
+        assert!(low < 0.20, "{name} passes more than 20 %: {a}");
     }
 }
