@@ -94,6 +94,9 @@ pub struct Metrics {
     pub gossip_acceptance_delay: Histogram,
     /// Identities active in the last summarized window.
     pub active_identities: Gauge,
+    /// Registrations written, from this node's clients and relayed by peers (one that was
+    /// already held counts again).
+    pub registrations: Counter,
     /// The last window summarized.
     pub last_summarized_window: Gauge,
     /// The last window with a certificate.
@@ -134,6 +137,7 @@ impl Metrics {
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
             gossip_acceptance_delay: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
             active_identities: Gauge::default(),
+            registrations: Counter::default(),
             last_summarized_window: Gauge::default(),
             last_certified_window: Gauge::default(),
             peers: Gauge::default(),
@@ -178,6 +182,11 @@ impl Metrics {
             "gossip_acceptance_delay_seconds",
             "Time from a peer's receipt of a response to this node recording the acceptance from gossip",
             m.gossip_acceptance_delay.clone(),
+        );
+        r.register(
+            "registrations",
+            "Registrations written, from this node's clients and relayed by peers",
+            m.registrations.clone(),
         );
         r.register(
             "active_identities",

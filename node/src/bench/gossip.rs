@@ -6,7 +6,8 @@
 //! The delays come from the members themselves: each observes, for every acceptance it records
 //! from gossip, the time since the issuer received the response
 //! (`hco_gossip_acceptance_delay_seconds`; nodes here share the machine's clock). The bench
-//! reads those histograms before and after the ceremony. The same path is also timed from
+//! reads those histograms before and after the ceremony, and the issuers' verification latency
+//! (`hco_verify_latency_seconds`) beside them: the issuer's share. The same path is also timed from
 //! outside: every `--sample-every`th accepted identity is followed by pollers asking the other
 //! nodes until each shows it active — but pollers compete for the loaded nodes and fall behind
 //! (`poll_lag_p99_ms`), so those figures are an upper bound that can be far above the truth.
@@ -26,7 +27,6 @@ use serde::Serialize;
 
 use super::load::{challenge_and_respond_signed, current, quantile_ms, register};
 use crate::client::Gateway;
-use crate::metrics::GOSSIP_DELAY_BUCKETS;
 
 /// Options of `hco bench gossip`.
 #[derive(Debug, Args)]
@@ -69,6 +69,10 @@ struct Report {
     p99_ms: Option<f64>,
     /// The p99 of a single delivery to a member.
     peer_p99_ms: Option<f64>,
+    /// The issuer's share of those delays: receipt of a response to its durable verdict
+    /// (`hco_verify_latency_seconds`, every member's verifications in the ceremony).
+    issuer_p50_ms: Option<f64>,
+    issuer_p99_ms: Option<f64>,
     /// The same path timed from outside: pollers ask the other members for sampled identities
     /// until all show them active.
     polled_p50_ms: f64,
@@ -103,12 +107,12 @@ const FOLLOW: Duration = Duration::from_secs(10);
 const POLLERS: usize = 4;
 /// Longest wait for registrations to reach every member before the ceremony.
 const SETTLE: Duration = Duration::from_secs(60);
-/// Registrations a member accepted from gossip.
-const REGISTRY_ACCEPTED: &str =
-    "hco_gossip_validations_total{topic=\"registry\",result=\"accept\"}";
+/// Registrations a member wrote (its clients' and its peers').
+const REGISTRATIONS: &str = "hco_registrations_total";
 /// The members' gossip delay histogram.
-const DELAY_BUCKET: &str = "hco_gossip_acceptance_delay_seconds_bucket";
-const DELAY_COUNT: &str = "hco_gossip_acceptance_delay_seconds_count";
+const DELAY: &str = "hco_gossip_acceptance_delay_seconds";
+/// The members' verification latency histogram.
+const VERIFY: &str = "hco_verify_latency_seconds";
 /// Sends gossipsub gave up.
 const SEND_FAILED: &str = "hco_dropped_messages_total{queue=\"gossip_send\"}";
 
@@ -164,8 +168,8 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     // after a bound), so that its figures are not the registrations' backlog, nor acceptances
     // that peers must ignore for an identity they do not know yet.
     let settle_start = Instant::now();
-    let expected = registered.load(Ordering::Relaxed) as f64 * (args.nodes - 1) as f64;
-    while settle_start.elapsed() < SETTLE && sum_of(&scrape(&urls), REGISTRY_ACCEPTED) < expected {
+    let expected = registered.load(Ordering::Relaxed) as f64 * args.nodes as f64;
+    while settle_start.elapsed() < SETTLE && sum_of(&scrape(&urls), REGISTRATIONS) < expected {
         std::thread::sleep(Duration::from_millis(100));
     }
     let registry_settle_s = settle_start.elapsed().as_secs_f64();
@@ -248,11 +252,13 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         accepted_per_s: (accepted as f64 / elapsed).round(),
         samples: delays.len(),
         unseen_samples: unseen.into_inner(),
-        p50_ms: delay_quantile_ms(&before, &metrics, 0.5, deliveries),
+        p50_ms: quantile_between(&before, &metrics, DELAY, 0.5, deliveries),
         // P(slowest of the n-1 deliveries > x) <= (n-1) * P(a delivery > x) (union bound), so the
         // per-delivery quantile at 1 - 1%/(n-1) bounds the p99 to every member from above.
-        p99_ms: delay_quantile_ms(&before, &metrics, 1.0 - 0.01 / peers, deliveries),
-        peer_p99_ms: delay_quantile_ms(&before, &metrics, 0.99, deliveries),
+        p99_ms: quantile_between(&before, &metrics, DELAY, 1.0 - 0.01 / peers, deliveries),
+        peer_p99_ms: quantile_between(&before, &metrics, DELAY, 0.99, deliveries),
+        issuer_p50_ms: quantile_between(&before, &metrics, VERIFY, 0.5, 0.0),
+        issuer_p99_ms: quantile_between(&before, &metrics, VERIFY, 0.99, 0.0),
         polled_p50_ms: quantile_ms(&delays, 0.5),
         polled_p99_ms: quantile_ms(&delays, 0.99),
         polled_max_ms: quantile_ms(&delays, 1.0),
@@ -265,6 +271,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         ),
         strikes: sum("hco_gossip_validations_total{topic=\"acceptance\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"registry\",result=\"reject\"}")
+            + sum("hco_gossip_validations_total{topic=\"registry_batch\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"summary\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"reveal\",result=\"reject\"}")
             + sum("hco_gossip_validations_total{topic=\"passkey\",result=\"reject\"}"),
@@ -347,35 +354,54 @@ fn sum_of(metrics: &[String], name: &str) -> f64 {
     metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0
 }
 
-/// The `q` quantile (ms, as its bucket's upper bound) of the gossip delays the members observed
-/// between the scrapes `before` and `after`, out of at least `expected` deliveries; `None`
-/// without observations or beyond the last bound.
-fn delay_quantile_ms(before: &[String], after: &[String], q: f64, expected: f64) -> Option<f64> {
-    // Deliveries that never showed up in a histogram (lost, then reconciled) count as slower
-    // than every bucket.
-    let total = (sum_of(after, DELAY_COUNT) - sum_of(before, DELAY_COUNT)).max(expected);
+/// The `q` quantile (ms, as its bucket's upper bound) of the observations of the histogram
+/// `name` (e.g. `hco_verify_latency_seconds`) in every member between the scrapes `before` and
+/// `after`, out of at least `expected` observations (those missing count as slower than every
+/// bucket); `None` without observations or beyond the last finite bound.
+fn quantile_between(
+    before: &[String],
+    after: &[String],
+    name: &str,
+    q: f64,
+    expected: f64,
+) -> Option<f64> {
+    let count = format!("{name}_count");
+    let total = (sum_of(after, &count) - sum_of(before, &count)).max(expected);
     if total <= 0.0 {
         return None;
     }
-    GOSSIP_DELAY_BUCKETS
-        .iter()
-        .find(|le| cumulative(after, **le) - cumulative(before, **le) >= q * total)
-        .map(|le| (le * 1000.0).round())
+    let (was, now) = (buckets(before, name), buckets(after, name));
+    now.iter()
+        .find(|(le, n)| {
+            let earlier = was.iter().find(|(l, _)| l == le).map_or(0.0, |(_, n)| *n);
+            n - earlier >= q * total
+        })
+        .filter(|(le, _)| le.is_finite())
+        .map(|(le, _)| (le * 1000.0).round())
 }
 
-/// Observations at most `le` in the delay histograms of every member (`le` read as a number,
-/// whatever its text form).
-fn cumulative(metrics: &[String], le: f64) -> f64 {
-    let prefix = format!("{DELAY_BUCKET}{{le=\"");
-    metrics
-        .iter()
-        .flat_map(|m| m.lines())
-        .filter_map(|l| {
-            let (bound, value) = l.strip_prefix(&prefix)?.split_once("\"} ")?;
-            (bound.parse::<f64>().ok()? == le).then_some(value.trim().parse::<f64>().ok()?)
-        })
-        .sum::<f64>()
-        + 0.0
+/// The cumulative buckets `(le, observations)` of the histogram `name`, summed over every
+/// member, in increasing `le` (read as numbers, whatever their text form; `+Inf` last).
+fn buckets(metrics: &[String], name: &str) -> Vec<(f64, f64)> {
+    let prefix = format!("{name}_bucket{{le=\"");
+    let mut sums: Vec<(f64, f64)> = Vec::new();
+    for line in metrics.iter().flat_map(|m| m.lines()) {
+        let Some((bound, value)) = line
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split_once("\"} "))
+        else {
+            continue;
+        };
+        let (Ok(le), Ok(n)) = (bound.parse::<f64>(), value.trim().parse::<f64>()) else {
+            continue;
+        };
+        match sums.iter_mut().find(|(l, _)| *l == le) {
+            Some((_, total)) => *total += n,
+            None => sums.push((le, n)),
+        }
+    }
+    sums.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sums
 }
 
 /// The sum of the samples of the Prometheus text whose line starts with `name`.
@@ -397,15 +423,16 @@ impl Drop for DownOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::GOSSIP_DELAY_BUCKETS;
 
     /// One member's scrape with `counts[i]` observations at most `GOSSIP_DELAY_BUCKETS[i]`.
     fn scrape_of(counts: &[f64]) -> String {
         let mut text = String::new();
         for (le, n) in GOSSIP_DELAY_BUCKETS.iter().zip(counts) {
-            text += &format!("{DELAY_BUCKET}{{le=\"{le:?}\"}} {n}\n");
+            text += &format!("{DELAY}_bucket{{le=\"{le:?}\"}} {n}\n");
         }
-        text += &format!("{DELAY_BUCKET}{{le=\"+Inf\"}} {}\n", counts.last().unwrap());
-        text += &format!("{DELAY_COUNT} {}\n", counts.last().unwrap());
+        text += &format!("{DELAY}_bucket{{le=\"+Inf\"}} {}\n", counts.last().unwrap());
+        text += &format!("{DELAY}_count {}\n", counts.last().unwrap());
         text
     }
 
@@ -422,12 +449,21 @@ mod tests {
             };
         }
         let after = vec![scrape_of(&counts)];
-        assert_eq!(delay_quantile_ms(&before, &after, 0.5, 0.0), Some(5.0));
-        assert_eq!(delay_quantile_ms(&before, &after, 0.98, 0.0), Some(100.0));
-        assert_eq!(delay_quantile_ms(&before, &after, 0.99, 0.0), Some(300.0));
+        assert_eq!(
+            quantile_between(&before, &after, DELAY, 0.5, 0.0),
+            Some(5.0)
+        );
+        assert_eq!(
+            quantile_between(&before, &after, DELAY, 0.98, 0.0),
+            Some(100.0)
+        );
+        assert_eq!(
+            quantile_between(&before, &after, DELAY, 0.99, 0.0),
+            Some(300.0)
+        );
         // Two more deliveries were expected than observed: the p99 is beyond every bucket.
-        assert_eq!(delay_quantile_ms(&before, &after, 0.99, 102.0), None);
+        assert_eq!(quantile_between(&before, &after, DELAY, 0.99, 102.0), None);
         // What was there before the ceremony does not count.
-        assert_eq!(delay_quantile_ms(&after, &after, 0.5, 0.0), None);
+        assert_eq!(quantile_between(&after, &after, DELAY, 0.5, 0.0), None);
     }
 }

@@ -88,7 +88,10 @@ impl Guard {
         author: Option<PeerId>,
         now: Instant,
     ) -> GossipGate {
-        let members_only = matches!(topic, Topic::Acceptance | Topic::Summary | Topic::Reveal);
+        let members_only = matches!(
+            topic,
+            Topic::Acceptance | Topic::RegistryBatch | Topic::Summary | Topic::Reveal
+        );
         if members_only && !author.is_some_and(|a| self.is_member(&a)) {
             return GossipGate::Settle(Validation::Reject, "not_a_member");
         }
@@ -169,7 +172,12 @@ mod tests {
         let (member, other) = (PeerId::random(), PeerId::random());
         let mut g = guard(member);
         let now = Instant::now();
-        for topic in [Topic::Acceptance, Topic::Summary, Topic::Reveal] {
+        for topic in [
+            Topic::Acceptance,
+            Topic::RegistryBatch,
+            Topic::Summary,
+            Topic::Reveal,
+        ] {
             assert_eq!(
                 g.gossip(topic, other, Some(other), now),
                 GossipGate::Settle(Validation::Reject, "not_a_member")

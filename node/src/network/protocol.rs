@@ -11,8 +11,11 @@ use serde::{Deserialize, Serialize};
 /// The gossip topics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Topic {
-    /// Identity registrations ([`SignedRegister`]).
+    /// Identity registrations ([`SignedRegister`]), one per message: what observers publish.
     Registry,
+    /// Registrations a member accepted at its gateway, coalesced (`Vec<SignedRegister>`);
+    /// members only.
+    RegistryBatch,
     /// Sealed acceptances, a batch per message (`Vec<SealedAcceptance>`).
     Acceptance,
     /// Signed window summaries.
@@ -27,8 +30,9 @@ pub enum Topic {
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 6] = [
+    pub const ALL: [Topic; 7] = [
         Topic::Registry,
+        Topic::RegistryBatch,
         Topic::Acceptance,
         Topic::Summary,
         Topic::Reveal,
@@ -40,6 +44,7 @@ impl Topic {
     pub fn name(self) -> &'static str {
         match self {
             Topic::Registry => "hco/registry/1",
+            Topic::RegistryBatch => "hco/registry-batch/1",
             Topic::Acceptance => "hco/acceptance/1",
             Topic::Summary => "hco/summary/1",
             Topic::Reveal => "hco/reveal/1",
@@ -52,6 +57,7 @@ impl Topic {
     pub fn label(self) -> &'static str {
         match self {
             Topic::Registry => "registry",
+            Topic::RegistryBatch => "registry_batch",
             Topic::Acceptance => "acceptance",
             Topic::Summary => "summary",
             Topic::Reveal => "reveal",
@@ -226,6 +232,20 @@ pub fn acceptance_payloads(batch: &[SealedAcceptance]) -> Vec<Vec<u8>> {
         tracing::error!(
             skipped,
             "sealed acceptances larger than a gossip payload were not gossiped"
+        );
+    }
+    payloads
+}
+
+/// The gossip payloads of registrations a member accepted: each the codec's encoding of a
+/// `Vec<SignedRegister>` of at most [`MAX_GOSSIP_PAYLOAD`] bytes, in order.
+pub fn registration_payloads(batch: &[SignedRegister]) -> Vec<Vec<u8>> {
+    let (payloads, skipped) = hco_oracle::codec::encode_chunks(batch, MAX_GOSSIP_PAYLOAD);
+    if skipped > 0 {
+        // Cannot happen: a registration is a few hundred bytes.
+        tracing::error!(
+            skipped,
+            "registrations larger than a gossip payload were not gossiped"
         );
     }
     payloads

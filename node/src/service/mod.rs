@@ -4,7 +4,7 @@
 //!
 //! - [`batcher`]: verification on this node ([`Node::respond_local`]): queues responses,
 //!   verifies them in batches and seals the acceptances;
-//! - [`acceptance_gossip`]: gossips this node's acceptances, coalesced under load;
+//! - [`gossip_out`]: gossips this node's acceptances and registrations, coalesced under load;
 //! - [`network_events`]: validates gossip and answers peers' challenge requests;
 //! - [`sync`]: all reconciliation with the committee (registry, passkeys, a window's acceptances,
 //!   reveals and certificate), both serving peers' requests and pulling from peers.
@@ -12,8 +12,8 @@
 //! The oracle is synchronous (sled and signatures). Calls that may wait for a flush run on the
 //! blocking pool; issuance, which never flushes, runs on the calling task.
 
-mod acceptance_gossip;
 mod batcher;
+mod gossip_out;
 mod network_events;
 mod observers;
 mod queue;
@@ -26,14 +26,16 @@ use std::sync::Arc;
 use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::secret::issuer_order;
 use hco_oracle::{
-    Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment, SignedRequest,
-    codec,
+    Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment, SignedRegister,
+    SignedRequest, codec,
 };
 use libp2p::PeerId;
 
 use crate::metrics::{FamilyLabel, Metrics};
 use crate::network::NetworkClient;
-use crate::network::protocol::{ChallengeReply, ChallengeRpc, Rejection, Topic};
+use crate::network::protocol::{
+    ChallengeReply, ChallengeRpc, Rejection, Topic, acceptance_payloads, registration_payloads,
+};
 use crate::supervise::Supervisor;
 
 #[cfg(test)]
@@ -52,7 +54,8 @@ pub struct Node {
     clock: Arc<dyn Clock>,
     peers: HashMap<NodeId, PeerId>,
     verify_queue: batcher::VerifyQueue,
-    acceptance_gossip: acceptance_gossip::AcceptanceGossip,
+    acceptance_gossip: gossip_out::GossipOut<SealedAcceptance>,
+    registration_gossip: gossip_out::GossipOut<SignedRegister>,
     register_queue: registrar::RegistrationQueue,
     sync_limits: sync::Limits,
     /// Stops the node when a critical task ends or storage fails.
@@ -107,7 +110,20 @@ impl Node {
         observers::install(&oracle, &metrics);
         let (verify_queue, verifications) = batcher::channel();
         let (register_queue, registrations) = registrar::channel();
-        let (acceptance_gossip, gossip_task) = acceptance_gossip::start(net.clone());
+        let (acceptance_gossip, acceptance_task) = gossip_out::start(
+            net.clone(),
+            metrics.clone(),
+            Topic::Acceptance,
+            "acceptance_gossip",
+            acceptance_payloads,
+        );
+        let (registration_gossip, registration_task) = gossip_out::start(
+            net.clone(),
+            metrics.clone(),
+            Topic::RegistryBatch,
+            "registration_gossip",
+            registration_payloads,
+        );
         let node = Arc::new(Self {
             oracle,
             net,
@@ -116,6 +132,7 @@ impl Node {
             peers,
             verify_queue,
             acceptance_gossip,
+            registration_gossip,
             register_queue,
             sync_limits,
             supervisor: Supervisor::new(),
@@ -127,7 +144,9 @@ impl Node {
         node.supervisor
             .spawn_critical("registrar", registrar::run(node.clone(), registrations));
         node.supervisor
-            .spawn_critical("acceptance gossip", gossip_task);
+            .spawn_critical("acceptance gossip", acceptance_task);
+        node.supervisor
+            .spawn_critical("registration gossip", registration_task);
         node
     }
 
@@ -189,7 +208,13 @@ impl Node {
     /// Gossips sealed acceptances of this node (coalesced with others made meanwhile, split
     /// into payloads every peer decodes).
     pub fn publish_acceptances(&self, accepted: &[SealedAcceptance]) {
-        self.acceptance_gossip.queue(accepted, &self.metrics);
+        self.acceptance_gossip.queue(accepted);
+    }
+
+    /// Gossips registrations this node's gateway accepted, coalesced like acceptances, on the
+    /// members' batch topic.
+    pub fn publish_registrations(&self, accepted: &[SignedRegister]) {
+        self.registration_gossip.queue(accepted);
     }
 
     /// Issues a challenge here if this node may, otherwise forwards to the assigned issuer.

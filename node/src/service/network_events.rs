@@ -62,8 +62,10 @@ impl Node {
     }
 
     async fn validate_gossip(&self, topic: Topic, data: &[u8]) -> Validation {
-        if topic == Topic::Registry {
-            return self.validate_registration(data).await;
+        match topic {
+            Topic::Registry => return self.validate_registration(data).await,
+            Topic::RegistryBatch => return self.validate_registration_batch(data).await,
+            _ => {}
         }
         let now = self.now();
         let data = data.to_vec();
@@ -75,7 +77,7 @@ impl Node {
             .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
                 Ok(match topic {
                     // Batched with other registrations by the registrar (above).
-                    Topic::Registry => Validation::Ignore,
+                    Topic::Registry | Topic::RegistryBatch => Validation::Ignore,
                     Topic::Passkey => match codec::decode::<SignedEnrolment>(&data, MAX_GOSSIP) {
                         Err(_) => Validation::Reject,
                         Ok(enrolment) => match o.record_enrolment(&enrolment)? {
@@ -159,6 +161,30 @@ impl Node {
         let Ok(reg) = codec::decode::<SignedRegister>(data, MAX_GOSSIP) else {
             return Validation::Reject;
         };
+        self.relay_registration(reg).await
+    }
+
+    /// A member's coalesced registrations, each written as a relayed one: the message is
+    /// rejected when any of them proves the sender wrong, accepted when none does and at least
+    /// one was handled.
+    async fn validate_registration_batch(&self, data: &[u8]) -> Validation {
+        let batch = match codec::decode::<Vec<SignedRegister>>(data, MAX_GOSSIP) {
+            Ok(batch) if !batch.is_empty() => batch,
+            _ => return Validation::Reject,
+        };
+        let verdicts =
+            futures::future::join_all(batch.into_iter().map(|r| self.relay_registration(r))).await;
+        if verdicts.contains(&Validation::Reject) {
+            Validation::Reject
+        } else if verdicts.contains(&Validation::Accept) {
+            Validation::Accept
+        } else {
+            Validation::Ignore
+        }
+    }
+
+    /// The verdict on one registration relayed by a peer.
+    async fn relay_registration(&self, reg: SignedRegister) -> Validation {
         match self.register_relayed(reg).await {
             Ok(Ok(_)) => Validation::Accept,
             // Its age is read on this node's clock, and relaying can cross a window boundary:

@@ -1,16 +1,16 @@
 //! The registrar: registrations from clients ([`Node::register`]) and from peers' gossip
 //! ([`Node::register_relayed`]) are checked and written in batches on the blocking pool, with
 //! one flush per batch, rather than one blocking-pool hop and one flush each. A client's
-//! accepted registration is then gossiped to the committee.
+//! accepted registration is then gossiped to the committee (coalesced, on the members' batch
+//! topic).
 
 use std::sync::Arc;
 
 use hco_oracle::ledger::IdentityRecord;
-use hco_oracle::{Reason, RegistrationOrigin, SignedRegister, codec};
+use hco_oracle::{Reason, RegistrationOrigin, SignedRegister};
 
 use super::Node;
 use super::queue::{self, BatchQueue, Batches};
-use crate::network::protocol::Topic;
 
 /// Most registrations written under one flush.
 const MAX_BATCH: usize = 256;
@@ -95,14 +95,18 @@ async fn register_batch(
             return None;
         }
     };
+    let written = outcomes.iter().filter(|o| o.is_ok()).count();
+    node.metrics.registrations.inc_by(written as u64);
+    let mut accepted = Vec::new();
     for ((reg, origin), outcome) in items.iter().zip(&outcomes) {
         if *origin != RegistrationOrigin::Client {
             continue;
         }
         match outcome {
-            Ok(_) => node.net.publish(Topic::Registry, codec::encode(reg)),
+            Ok(_) => accepted.push(reg.clone()),
             Err(reason) => node.metrics.reject(reason.code(), None),
         }
     }
+    node.publish_registrations(&accepted);
     Some(outcomes)
 }

@@ -1,6 +1,7 @@
 //! The service between real members (sled ledgers, libp2p gossip on 127.0.0.1): evidence that
 //! arrives after its window was summarized is kept and counted like any other; a gossiped
-//! registration with a stale proof of work is refused as a client's is.
+//! registration with a stale proof of work is refused as a client's is; a member's coalesced
+//! registrations are recorded whole, and a batch with one bad entry is rejected.
 
 use std::time::Duration;
 
@@ -112,4 +113,62 @@ async fn a_gossiped_registration_with_a_stale_proof_is_refused() {
         .await
         .unwrap();
     assert!(replayed.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_members_registration_batch_is_recorded_whole_and_one_bad_entry_rejects_it() {
+    const BITS: u32 = 4;
+    let net = Testnet::start_tuned(2, Limits::default(), |p| p.registration_pow_bits = BITS).await;
+    net.clock.set(net.params.window_start(3) + 1_000);
+    let now = net.clock.now();
+    let proven = |i| SignedRegister::proven(&testing::key(i), Class::Agent.into(), now, BITS);
+    let good: Vec<SignedRegister> = (9_100..9_110).map(proven).collect();
+    // Through the node's own publisher: coalesced onto the members' batch topic.
+    net.nodes[0].publish_registrations(&good);
+    let known = |reg: &SignedRegister| {
+        net.nodes[1]
+            .oracle
+            .ledger()
+            .identity(&reg.body.id)
+            .unwrap()
+            .is_some()
+    };
+    for _ in 0..100 {
+        if good.iter().all(known) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        good.iter().all(known),
+        "every registration of the batch arrived"
+    );
+    assert_eq!(net.gossip_count(1, "registry_batch", "accept"), 1);
+
+    // A batch with one registration lacking its proof of work is the sender's fault.
+    let unproven = SignedRegister::new(&testing::key(9_200), Class::Agent, now);
+    let bad = vec![proven(9_201), unproven];
+    net.nodes[0]
+        .net
+        .publish(Topic::RegistryBatch, codec::encode(&bad));
+    for _ in 0..100 {
+        if net.gossip_count(1, "registry_batch", "reject") > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(net.gossip_count(1, "registry_batch", "reject"), 1);
+    assert!(!known(&bad[1]), "the unproven registration is not recorded");
+    // An empty batch proves nothing but costs the receiver: rejected too.
+    net.nodes[0].net.publish(
+        Topic::RegistryBatch,
+        codec::encode(&Vec::<SignedRegister>::new()),
+    );
+    for _ in 0..100 {
+        if net.gossip_count(1, "registry_batch", "reject") > 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(net.gossip_count(1, "registry_batch", "reject"), 2);
 }

@@ -194,6 +194,9 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
     let mut s = client_swarm("ipfs/0.1.0", "js-libp2p/3.3.0 UserAgent=node");
     let topic = gossipsub::IdentTopic::new("hco/registry/1");
     s.behaviour_mut().gossipsub.subscribe(&topic).unwrap();
+    // Members publish their gateways' registrations coalesced, on a topic of their own.
+    let batches = gossipsub::IdentTopic::new("hco/registry-batch/1");
+    s.behaviour_mut().gossipsub.subscribe(&batches).unwrap();
     s.dial(addr).unwrap();
     let subscribed = drive(&mut s, Duration::from_secs(15), |e| {
         matches!(e, SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, .. })) if *peer_id == peer)
@@ -218,8 +221,8 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
             SwarmEvent::Behaviour(PeerEvent::Gossipsub(gossipsub::Event::Message {
                 message,
                 ..
-            })) => codec::decode::<SignedRegister>(&message.data, 1 << 16)
-                .is_ok_and(|r| r.body.id.0 == id),
+            })) => codec::decode::<Vec<SignedRegister>>(&message.data, 1 << 16)
+                .is_ok_and(|regs| regs.iter().any(|r| r.body.id.0 == id)),
             _ => false,
         })
         .await;

@@ -1,72 +1,80 @@
-//! Gossip of this node's acceptances, coalesced: the verification batcher hands each batch's
-//! acceptances here, and one task publishes them at most once every [`LINGER`], everything
-//! that waited in as few payloads as peers decode.
+//! Gossip this node originates in bulk, coalesced: the acceptances of its verification batches
+//! and the registrations its gateway accepted are handed to a queue each, and one task per queue
+//! publishes at most once every [`LINGER`], everything that waited in as few payloads as peers
+//! decode.
 //!
-//! Why: under load the verification batches are small (a batch is taken as soon as one
-//! response waits, which keeps verification latency low), and a gossip message per batch held
-//! one acceptance at the median. Every gossip message costs each receiver a gossipsub
-//! signature check, a seal check, a blocking-pool hop and — in a full mesh — up to three copies
-//! of itself, each checked again; and gossipsub's per-peer send queues overflowed and dropped
-//! sends. With at most one message per [`LINGER`] per member, the message rate is bounded
-//! whatever the load, messages carry many acceptances (above gossipsub's IDONTWANT size
-//! threshold, so peers stop the duplicate forwards), and a quiet node still publishes an
-//! acceptance the moment it is made.
+//! Why: under load the verification and registration batches are small (a batch is taken as
+//! soon as one item waits, which keeps latency low), and a gossip message per batch — or, for
+//! registrations, per registration — held one item at the median. Every gossip message costs
+//! each receiver a gossipsub signature check, its own checks, a blocking-pool hop and — in a
+//! full mesh — copies of itself, each checked again; gossipsub's per-peer send queues
+//! overflowed and dropped sends. With at most one message per [`LINGER`] per member and topic,
+//! the message rate is bounded whatever the load, messages carry many items (above gossipsub's
+//! IDONTWANT size threshold, so peers stop the duplicate forwards), and a quiet node still
+//! publishes an item the moment it is made.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use hco_oracle::SealedAcceptance;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::metrics::Metrics;
 use crate::network::NetworkClient;
-use crate::network::protocol::{Topic, acceptance_payloads};
+use crate::network::protocol::Topic;
 
-/// Shortest time between two publications of acceptances by one node.
+/// Shortest time between two publications on one topic by one node.
 pub const LINGER: Duration = Duration::from_millis(20);
-/// Acceptances waiting for publication; beyond this they are dropped from gossip (counted as
-/// `hco_dropped_messages_total{queue="acceptance_gossip"}`) and reach peers by reconciliation.
+/// Items waiting for publication; beyond this they are dropped from gossip (counted as
+/// `hco_dropped_messages_total{queue=…}`) and reach peers by reconciliation.
 const CAPACITY: usize = 16 * 1024;
-/// Most acceptances published at one time (the rest go at the next publication).
+/// Most items published at one time (the rest go at the next publication).
 const MAX_AT_ONCE: usize = 4096;
 
-/// The batcher's side: queues acceptances for gossip, never waiting.
-#[derive(Clone)]
-pub(super) struct AcceptanceGossip {
-    tx: mpsc::Sender<SealedAcceptance>,
+/// The producers' side of one coalesced topic: queues items, never waiting.
+pub(super) struct GossipOut<T> {
+    tx: mpsc::Sender<T>,
+    /// The `queue` label under which items that did not fit are counted.
+    drop_label: &'static str,
+    metrics: Arc<Metrics>,
 }
 
-impl AcceptanceGossip {
-    /// Queues `accepted` for the next publication; what does not fit is counted as dropped.
-    pub(super) fn queue(&self, accepted: &[SealedAcceptance], metrics: &Metrics) {
+impl<T: Clone> GossipOut<T> {
+    /// Queues `items` for the next publication; what does not fit is counted as dropped.
+    pub(super) fn queue(&self, items: &[T]) {
         let mut dropped = 0;
-        for sealed in accepted {
-            if self.tx.try_send(sealed.clone()).is_err() {
+        for item in items {
+            if self.tx.try_send(item.clone()).is_err() {
                 dropped += 1;
             }
         }
         if dropped > 0 {
-            metrics.drop_many("acceptance_gossip", dropped);
+            self.metrics.drop_many(self.drop_label, dropped);
         }
     }
 }
 
-/// The queue and the task that publishes from it (until every [`AcceptanceGossip`] is dropped).
-pub(super) fn start(
+/// A coalesced topic: the queue, and the task that publishes from it on `topic`, each time as
+/// the payloads `encode` splits the waiting items into (until the [`GossipOut`] is dropped).
+pub(super) fn start<T: Send + 'static>(
     net: NetworkClient,
-) -> (AcceptanceGossip, impl std::future::Future<Output = ()>) {
+    metrics: Arc<Metrics>,
+    topic: Topic,
+    drop_label: &'static str,
+    encode: fn(&[T]) -> Vec<Vec<u8>>,
+) -> (GossipOut<T>, impl std::future::Future<Output = ()>) {
     let (tx, rx) = mpsc::channel(CAPACITY);
-    let task = coalesce(
-        rx,
-        LINGER,
-        MAX_AT_ONCE,
-        move |batch: Vec<SealedAcceptance>| {
-            for payload in acceptance_payloads(&batch) {
-                net.publish(Topic::Acceptance, payload);
-            }
-        },
-    );
-    (AcceptanceGossip { tx }, task)
+    let task = coalesce(rx, LINGER, MAX_AT_ONCE, move |batch: Vec<T>| {
+        for payload in encode(&batch) {
+            net.publish(topic, payload);
+        }
+    });
+    let out = GossipOut {
+        tx,
+        drop_label,
+        metrics,
+    };
+    (out, task)
 }
 
 /// Publishes what arrives on `rx`: an item that arrives after a quiet `linger` goes at once;
