@@ -225,27 +225,25 @@ pub const MAX_GOSSIP_FRAME: usize = MAX_GOSSIP_PAYLOAD + GOSSIP_ENVELOPE;
 /// `Vec<SealedAcceptance>` of at most [`MAX_GOSSIP_PAYLOAD`] bytes, in order. The split follows
 /// the encoded sizes (proofs grow with the batch, families' answers differ in length).
 pub fn acceptance_payloads(batch: &[SealedAcceptance]) -> Vec<Vec<u8>> {
-    let (payloads, skipped) = hco_oracle::codec::encode_chunks(batch, MAX_GOSSIP_PAYLOAD);
-    if skipped > 0 {
-        // Cannot happen with the message types as they are; reconciliation would not carry
-        // such an acceptance either.
-        tracing::error!(
-            skipped,
-            "sealed acceptances larger than a gossip payload were not gossiped"
-        );
-    }
-    payloads
+    payloads(batch, "sealed acceptances")
 }
 
 /// The gossip payloads of registrations a member accepted: each the codec's encoding of a
 /// `Vec<SignedRegister>` of at most [`MAX_GOSSIP_PAYLOAD`] bytes, in order.
 pub fn registration_payloads(batch: &[SignedRegister]) -> Vec<Vec<u8>> {
+    payloads(batch, "registrations")
+}
+
+fn payloads<T: Serialize>(batch: &[T], what: &str) -> Vec<Vec<u8>> {
     let (payloads, skipped) = hco_oracle::codec::encode_chunks(batch, MAX_GOSSIP_PAYLOAD);
     if skipped > 0 {
-        // Cannot happen: a registration is a few hundred bytes.
+        // Cannot happen with the message types as they are (a registration is a few hundred
+        // bytes, an acceptance a few kilobytes at most); reconciliation would not carry such an
+        // item either.
         tracing::error!(
             skipped,
-            "registrations larger than a gossip payload were not gossiped"
+            what,
+            "items larger than a gossip payload were not gossiped"
         );
     }
     payloads

@@ -65,6 +65,16 @@ async fn evidence_arriving_after_the_window_is_summarized_is_kept_and_counted() 
     assert_eq!(counted(), 1);
 }
 
+/// Whether member `i` holds the identity `reg` registers.
+fn holds(net: &Testnet, i: usize, reg: &SignedRegister) -> bool {
+    net.nodes[i]
+        .oracle
+        .ledger()
+        .identity(&reg.body.id)
+        .unwrap()
+        .is_some()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gossiped_registration_with_a_stale_proof_is_refused() {
     const BITS: u32 = 4;
@@ -88,14 +98,7 @@ async fn a_gossiped_registration_with_a_stale_proof_is_refused() {
             .net
             .publish(Topic::Registry, codec::encode(reg));
     }
-    let known = |reg: &SignedRegister| {
-        net.nodes[1]
-            .oracle
-            .ledger()
-            .identity(&reg.body.id)
-            .unwrap()
-            .is_some()
-    };
+    let known = |reg: &SignedRegister| holds(&net, 1, reg);
     for _ in 0..100 {
         if known(&fresh) && net.gossip_count(1, "registry", "ignore") > 0 {
             break;
@@ -125,14 +128,7 @@ async fn a_members_registration_batch_is_recorded_whole_and_one_bad_entry_reject
     let good: Vec<SignedRegister> = (9_100..9_110).map(proven).collect();
     // Through the node's own publisher: coalesced onto the members' batch topic.
     net.nodes[0].publish_registrations(&good);
-    let known = |reg: &SignedRegister| {
-        net.nodes[1]
-            .oracle
-            .ledger()
-            .identity(&reg.body.id)
-            .unwrap()
-            .is_some()
-    };
+    let known = |reg: &SignedRegister| holds(&net, 1, reg);
     for _ in 0..100 {
         if good.iter().all(known) {
             break;
