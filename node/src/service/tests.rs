@@ -139,7 +139,13 @@ async fn a_members_registration_batch_is_recorded_whole_and_one_bad_entry_reject
         good.iter().all(known),
         "every registration of the batch arrived"
     );
-    assert_eq!(net.gossip_count(1, "registry_batch", "accept"), 1);
+    // In one message or a few (the first may go alone, the rest a linger later).
+    let accepted = net.gossip_count(1, "registry_batch", "accept");
+    assert!(
+        (1..=good.len() as u64 / 2).contains(&accepted),
+        "{accepted} messages"
+    );
+    assert_eq!(net.gossip_count(1, "registry_batch", "reject"), 0);
 
     // A batch with one registration lacking its proof of work is the sender's fault.
     let unproven = SignedRegister::new(&testing::key(9_200), Class::Agent, now);

@@ -25,14 +25,15 @@ fn visual_attackers_fail_over_http() {
         let a = &attackers[name];
         eprintln!("{name}: {a}");
         assert_eq!(a["tries"], 30, "{v}");
-        // Answers in time: the refusals are wrong answers, not expiries.
+        // Answers in time: every try was judged (a success or a wrong answer), at most three
+        // refused for anything else (an expiry, say).
         let mismatches = a["refusals"]["answer_mismatch"].as_u64().unwrap_or(0);
-        assert!(mismatches >= 27, "{name} answered too few in time: {a}");
+        let judged = mismatches + a["successes"].as_u64().unwrap_or(0);
+        assert!(judged >= 27, "{name} answered too few in time: {a}");
         // At the default difficulty 4 the template matcher reads 4–7 % (12 of 300 over HTTP,
         // about 7 % offline). Thirty tries cannot show a rate below the 20 % goal; what
         // they can show is a rate above it: fail when the whole 95 % interval lies above 20 %
-        // (11 or more of 30; at 7 % that draw has odds of 3 in a million). A bound of 6 of 30
-        // failed once in CI on 7 of 30 — a 1-in-250 draw at 7 % that a test must not hang on.
+        // (11 or more of 30; at 7 % that draw has odds of 3 in a million).
         let low = a["wilson_low"].as_f64().unwrap_or_else(|| panic!("{a}"));
         assert!(low < 0.20, "{name} passes more than 20 %: {a}");
     }
