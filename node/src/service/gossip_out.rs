@@ -1,7 +1,7 @@
 //! Gossip this node originates in bulk, coalesced: the acceptances of its verification batches
 //! and the registrations its gateway accepted are handed to a queue each, and one task per queue
-//! publishes at most once every [`LINGER`], everything that waited in as few payloads as peers
-//! decode.
+//! publishes everything that waited in as few payloads as peers decode: acceptances at most once
+//! every [`LINGER`], registrations as soon as they are written ([`REGISTRATION_LINGER`]).
 //!
 //! Why: under load the verification and registration batches are small (a batch is taken as
 //! soon as one item waits, which keeps latency low), and a gossip message per batch — or, for
@@ -23,8 +23,13 @@ use crate::metrics::Metrics;
 use crate::network::NetworkClient;
 use crate::network::protocol::Topic;
 
-/// Shortest time between two publications on one topic by one node.
+/// Shortest time between two publications of acceptances by one node.
 pub const LINGER: Duration = Duration::from_millis(20);
+/// The same for registrations: none. A client may register at one member and ask the issuer
+/// elsewhere for a challenge at once; every millisecond a registration waits here is one in
+/// which that issuer answers `unknown_identity`. Each registrar batch (one flush) still goes as
+/// one message rather than one per registration.
+pub const REGISTRATION_LINGER: Duration = Duration::ZERO;
 /// Items waiting for publication; beyond this they are dropped from gossip (counted as
 /// `hco_dropped_messages_total{queue=…}`) and reach peers by reconciliation.
 const CAPACITY: usize = 16 * 1024;
@@ -54,17 +59,18 @@ impl<T: Clone> GossipOut<T> {
     }
 }
 
-/// A coalesced topic: the queue, and the task that publishes from it on `topic`, each time as
+/// A coalesced topic: the queue, and the task that publishes from it on `topic` at most once
+/// every `linger`, each time as
 /// the payloads `encode` splits the waiting items into (until the [`GossipOut`] is dropped).
 pub(super) fn start<T: Send + 'static>(
     net: NetworkClient,
     metrics: Arc<Metrics>,
-    topic: Topic,
+    (topic, linger): (Topic, Duration),
     drop_label: &'static str,
     encode: fn(&[T]) -> Vec<Vec<u8>>,
 ) -> (GossipOut<T>, impl std::future::Future<Output = ()>) {
     let (tx, rx) = mpsc::channel(CAPACITY);
-    let task = coalesce(rx, LINGER, MAX_AT_ONCE, move |batch: Vec<T>| {
+    let task = coalesce(rx, linger, MAX_AT_ONCE, move |batch: Vec<T>| {
         for payload in encode(&batch) {
             net.publish(topic, payload);
         }

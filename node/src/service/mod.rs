@@ -113,14 +113,14 @@ impl Node {
         let (acceptance_gossip, acceptance_task) = gossip_out::start(
             net.clone(),
             metrics.clone(),
-            Topic::Acceptance,
+            (Topic::Acceptance, gossip_out::LINGER),
             "acceptance_gossip",
             acceptance_payloads,
         );
         let (registration_gossip, registration_task) = gossip_out::start(
             net.clone(),
             metrics.clone(),
-            Topic::RegistryBatch,
+            (Topic::RegistryBatch, gossip_out::REGISTRATION_LINGER),
             "registration_gossip",
             registration_payloads,
         );
