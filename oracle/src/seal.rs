@@ -9,7 +9,7 @@ use crate::merkle::{MerkleProof, MerkleTree};
 use crate::{Acceptance, Digest, NodeId, Reason, Sig, codec, sign};
 
 /// The issuer's signature over a batch of acceptances of one window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BatchSeal {
     /// Message version.
     pub version: u8,
@@ -60,6 +60,16 @@ impl SealedAcceptance {
     /// Checks that the issuer sealed this acceptance (the signature and the inclusion proof),
     /// and that the seal's issuer and window match the challenge's.
     pub fn check_seal(&self) -> Result<(), Reason> {
+        self.check_inclusion()?;
+        self.seal.check_signature()
+    }
+
+    /// Every part of [`SealedAcceptance::check_seal`] but the seal's signature: the seal's
+    /// issuer and window match the challenge's and the proof places the acceptance under the
+    /// seal's root. Callers checking many acceptances verify each distinct seal once; the
+    /// cache of verified seals must be keyed by the whole seal, never by its signature alone
+    /// (a signature reused under another root would pass).
+    pub fn check_inclusion(&self) -> Result<(), Reason> {
         let challenge = self.acceptance.challenge();
         if challenge.issuer != self.seal.issuer || challenge.t != self.seal.t {
             return Err(Reason::BadIssuerSignature);
@@ -71,7 +81,7 @@ impl SealedAcceptance {
         {
             return Err(Reason::BadIssuerSignature);
         }
-        self.seal.check_signature()
+        Ok(())
     }
 
     /// Encodes for storage or transport.

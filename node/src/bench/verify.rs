@@ -60,6 +60,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     let oracle = Oracle::new(params.clone(), Registry::builtin(), node_key, ledger)?;
     let now = params.genesis_ms + 1_000;
     let encoded = prepare_responses(&oracle, n, now)?;
+    // The challenges were issued before the ceremony: their records are on disk before it
+    // starts, so the pipeline's flushes carry only its own writes.
+    oracle.ledger().make_durable()?;
     let flushes_before = oracle.ledger().flush_count();
 
     // Baseline and pipeline alternate in rounds, so a change in machine load between the two

@@ -11,6 +11,7 @@ use super::Oracle;
 /// What the active set needs of one acceptance.
 pub(super) struct Counted {
     id: IdentityId,
+    j: u32,
     issuer: NodeId,
     family: String,
 }
@@ -20,9 +21,15 @@ impl Counted {
         let c = sealed.acceptance.challenge();
         Self {
             id: c.id,
+            j: c.j,
             issuer: c.issuer,
             family: c.family.clone(),
         }
+    }
+
+    /// The acceptance's `(identity, j)`.
+    pub(super) fn key(&self) -> (IdentityId, u32) {
+        (self.id, self.j)
     }
 }
 
@@ -51,7 +58,9 @@ impl Oracle {
         let mut out = Vec::new();
         let mut current: Option<(IdentityId, Vec<String>)> = None;
         for counted in acceptances {
-            let Counted { id, issuer, family } = counted?;
+            let Counted {
+                id, issuer, family, ..
+            } = counted?;
             if excluded.contains(&issuer) {
                 continue;
             }

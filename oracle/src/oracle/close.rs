@@ -2,7 +2,7 @@
 //! class's policy, with their class), summaries, certificates, membership proofs, reveals,
 //! audits, and each identity's lifecycle status.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use crate::audit::{AuditReport, SignedReveal, audit_window};
@@ -54,6 +54,14 @@ impl Oracle {
         let mut counted = Vec::new();
         let mut others = Vec::with_capacity(AUDIT_CHUNK);
         let mut findings = Vec::new();
+        let mut unsealed = HashSet::new();
+        let mut audit = |others: &mut Vec<SealedAcceptance>| -> Result<(), LedgerError> {
+            let report = self.audit_acceptances(t, others)?;
+            findings.extend(report.findings);
+            unsealed.extend(report.unsealed);
+            others.clear();
+            Ok(())
+        };
         for sealed in self.ledger.acceptances(t) {
             let sealed = sealed?;
             counted.push(Counted::of(&sealed));
@@ -61,12 +69,13 @@ impl Oracle {
                 others.push(sealed);
             }
             if others.len() == AUDIT_CHUNK {
-                findings.extend(self.audit_acceptances(t, &others)?.findings);
-                others.clear();
+                audit(&mut others)?;
             }
         }
-        findings.extend(self.audit_acceptances(t, &others)?.findings);
+        audit(&mut others)?;
         self.keep_evidence(findings.iter().map(Into::into).collect())?;
+        // An acceptance whose seal does not hold accuses nobody and counts for nobody.
+        counted.retain(|c| !unsealed.contains(&c.key()));
         let excluded = self.excluded_members(t)?;
         self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;

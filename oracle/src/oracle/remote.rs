@@ -42,14 +42,11 @@ impl Oracle {
             if let Err(reason) = check_issuer(&self.params, &c.issuer, &c.id, c.t) {
                 return Ok(Err(reason));
             }
-            let proof_ok = s.proof.leaf_count == u64::from(s.seal.count)
-                && s.proof.verify(&s.seal.root, &s.acceptance.digest())
-                && c.issuer == s.seal.issuer
-                && c.t == s.seal.t;
-            if !proof_ok {
-                return Ok(Err(Reason::BadIssuerSignature));
+            if let Err(reason) = s.check_inclusion() {
+                return Ok(Err(reason));
             }
-            if good_seals.insert(s.seal.sig)
+            // Keyed by the whole seal: a signature copied under another root must be checked.
+            if good_seals.insert(&s.seal)
                 && let Err(reason) = s.seal.check_signature()
             {
                 return Ok(Err(reason));

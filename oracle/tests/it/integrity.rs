@@ -242,3 +242,59 @@ fn a_reveal_that_breaks_its_commitment_and_a_double_summary_are_evidence() {
         );
     }
 }
+
+/// The cheat copies an honest member's seal signature under a root of its own, over an
+/// acceptance of a wrong answer it claims that member sealed. Members refuse the batch; a
+/// member holding such an acceptance anyway (written before this check, or by hand) counts it
+/// for nobody and accuses nobody: a bad seal is not the named issuer's signature.
+#[test]
+fn a_seal_signature_copied_under_another_root_is_refused_and_frames_no_one() {
+    let net = net_at_t();
+    let honest = served_by(&net, 0, T, 100, Class::Agent);
+    let friend = served_by(&net, 0, T, 2_000, Class::Agent);
+    honest_solve(&net, &honest);
+    let genuine = net.oracles[0]
+        .ledger()
+        .accepted(T, &testing::identity_id(&honest), 0)
+        .unwrap()
+        .unwrap();
+    // A real challenge of the honest member, answered wrongly and never sent to it.
+    let now = net.start(T) + 1_000;
+    let issued = net.oracles[0]
+        .issue(&SignedRequest::new(&friend, T, 0), now)
+        .unwrap()
+        .unwrap();
+    let wrong = Acceptance {
+        version: VERSION,
+        response: Response::new(&friend, issued.challenge, b"wrong".to_vec()),
+        accepted_at: now + 1_000,
+    };
+    let mut forged = seal_batch(&cheat_key(), T, vec![wrong]).remove(0);
+    forged.seal.issuer = genuine.seal.issuer;
+    forged.seal.sig = genuine.seal.sig;
+    assert_eq!(forged.seal.count, genuine.seal.count);
+    // The genuine acceptance first, so its seal (same signature) was verified before.
+    for o in &net.oracles[1..] {
+        let refused = o
+            .record_remote(&[genuine.clone(), forged.clone()])
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(refused.code(), "bad_issuer_signature");
+        assert!(
+            o.ledger()
+                .accepted(T, &testing::identity_id(&friend), 0)
+                .unwrap()
+                .is_none(),
+            "nothing of a refused batch is written"
+        );
+    }
+    let holder = &net.oracles[1];
+    holder.ledger().insert_acceptances(&[forged]).unwrap();
+    reveal(&net, T, &[0, 1, 2]);
+    let cert = certify(&net, T);
+    assert_eq!(cert.summary.count, 1, "only the honest identity");
+    assert!(certified(holder, &honest));
+    assert!(!certified(holder, &friend));
+    assert!(holder.excluded_members(T).unwrap().is_empty());
+    assert!(holder.ledger().evidence(T).unwrap().is_empty());
+}

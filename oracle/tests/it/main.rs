@@ -1,6 +1,7 @@
 //! Integration tests of the protocol core: one binary, modules per concern.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions unwrap too
 
+mod audit;
 mod byzantine;
 mod committee;
 mod conflicts;
