@@ -116,7 +116,7 @@ enum NodeCommand {
         #[arg(long)]
         config: PathBuf,
         /// TEST NETWORKS ONLY: make this node a cheating committee member (comma-separated
-        /// faults: wrong-answers, mint, backdate, withhold-reveal, equivocate, or all). Refused
+        /// faults: wrong-answers, mint, backdate, withhold-reveal, equivocate, late, frame, or all). Refused
         /// unless every listen address is loopback and windows are at most a minute.
         #[arg(long, value_name = "FAULTS")]
         unsafe_byzantine: Option<String>,

@@ -223,7 +223,7 @@ mod tests {
             let decoded = hco_oracle::codec::decode::<Vec<SealedAcceptance>>(p, MAX_GOSSIP_PAYLOAD);
             assert!(decoded.is_ok(), "{} bytes: {:?}", p.len(), decoded.err());
         }
-        net.nodes[0].publish_acceptances(&sealed);
+        net.nodes[0].publish_acceptances(sealed);
 
         for _ in 0..300 {
             if (1..4).all(|i| net.acceptances(i, t).len() == MAX_BATCH) {

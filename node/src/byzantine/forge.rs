@@ -39,7 +39,7 @@ pub(crate) async fn keep_and_gossip(node: &Node, sealed: Vec<SealedAcceptance>) 
 /// Gossips each acceptance as its own message.
 pub(crate) fn gossip(node: &Node, sealed: &[SealedAcceptance]) {
     for s in sealed {
-        node.publish_acceptances(std::slice::from_ref(s));
+        node.publish_acceptances(vec![s.clone()]);
     }
 }
 

@@ -18,6 +18,10 @@
 //! - `withhold-reveal`: the secrets of odd windows are neither gossiped nor served (even
 //!   windows are revealed, so what the member accepted in them can be audited).
 //! - `equivocate`: two different signed summaries of each window, gossiped as it closes.
+//! - `frame`: once, half-way through a window, a genuine acceptance another member sealed is
+//!   gossiped together with one that member never sealed (a sybil's, under a challenge made up
+//!   in its name) carrying the same seal signature over this member's own root. Honest members
+//!   reject the message; the framed member must not be accused or left out.
 //! - `late`: once a window is certified, an acceptance of it is made up for a sybil (dated
 //!   inside the window) and gossiped. On its own (the member otherwise honest, so not left out
 //!   of the window) this tests that a certified set cannot be changed afterwards.
@@ -67,16 +71,19 @@ pub enum Fault {
     Equivocate,
     /// Add to a window after its certificate formed.
     Late,
+    /// Pass off an acceptance as another member's with that member's seal signature.
+    Frame,
 }
 
 impl Fault {
-    const ALL: [Fault; 6] = [
+    const ALL: [Fault; 7] = [
         Fault::WrongAnswers,
         Fault::Mint,
         Fault::Backdate,
         Fault::WithholdReveal,
         Fault::Equivocate,
         Fault::Late,
+        Fault::Frame,
     ];
 
     /// The name used on the command line and in `/healthz`.
@@ -88,6 +95,7 @@ impl Fault {
             Fault::WithholdReveal => "withhold-reveal",
             Fault::Equivocate => "equivocate",
             Fault::Late => "late",
+            Fault::Frame => "frame",
         }
     }
 }

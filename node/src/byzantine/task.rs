@@ -2,6 +2,7 @@
 //! acceptances early in each window, two extra summaries as it closes (see the parent module).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
@@ -21,6 +22,8 @@ use crate::service::Node;
 enum Step {
     /// Early in the window: made-up and wrongly accepted acceptances.
     Act,
+    /// Half-way through: another member framed with its own seal signature.
+    Frame,
     /// As it closes: two extra summaries.
     Equivocate,
     /// Once it is certified: one more acceptance.
@@ -28,11 +31,12 @@ enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 3] = [Step::Act, Step::Equivocate, Step::Late];
+    const ALL: [Step; 4] = [Step::Act, Step::Frame, Step::Equivocate, Step::Late];
 
     fn at(self, p: &NetworkParams, t: u64) -> u64 {
         match self {
             Step::Act => p.window_start(t) + ACT_DELAY_MS,
+            Step::Frame => p.window_start(t) + p.window_ms / 2,
             Step::Equivocate => p.closes_at(t) + EQUIVOCATE_DELAY_MS,
             Step::Late => p.closes_at(t) + LATE_DELAY_MS,
         }
@@ -52,7 +56,7 @@ pub async fn run(node: Arc<Node>, key: SigningKey, shutdown: CancellationToken) 
         }
     }
     let current = params.window_at(node.now()).unwrap_or(0);
-    let mut next = [(current + 1).max(FIRST_WINDOW); 3];
+    let mut next = [(current + 1).max(FIRST_WINDOW); Step::ALL.len()];
     loop {
         let (i, at) = (0..Step::ALL.len())
             .map(|i| (i, Step::ALL[i].at(&params, next[i])))
@@ -70,6 +74,13 @@ pub async fn run(node: Arc<Node>, key: SigningKey, shutdown: CancellationToken) 
                 tracing::warn!(t, "unsafe byzantine: misbehaving in this window");
                 act(&node, &key, &sybils, t, &shutdown).await;
             }
+            Step::Frame if active(Fault::Frame) && !FRAMED.load(Ordering::SeqCst) => {
+                if let Some(pair) = frame(&node.oracle, &key, &sybils, t).await {
+                    tracing::warn!(t, victim = %pair[0].seal.issuer, "unsafe byzantine: framing a member with its own seal signature");
+                    FRAMED.store(true, Ordering::SeqCst);
+                    node.publish_acceptances(pair);
+                }
+            }
             Step::Equivocate if active(Fault::Equivocate) => {
                 for s in equivocations(&node.oracle, &key, t) {
                     gossip_summary(&node, &s);
@@ -79,7 +90,7 @@ pub async fn run(node: Arc<Node>, key: SigningKey, shutdown: CancellationToken) 
             Step::Late if active(Fault::Late) => {
                 late(&node, &key, &sybils, t, &shutdown).await;
             }
-            Step::Equivocate | Step::Late => {}
+            Step::Frame | Step::Equivocate | Step::Late => {}
         }
     }
 }
@@ -117,16 +128,7 @@ async fn late(
     let Some((sybil, reg)) = served_here(&o, sybils, t).pop() else {
         return;
     };
-    let family = p
-        .families
-        .iter()
-        .find(|f| {
-            o.registry()
-                .get(&f.name)
-                .is_some_and(|fam| fam.class() == hco_challenges::Class::Agent)
-        })
-        .map(|f| f.name.clone())
-        .unwrap_or_default();
+    let family = agent_family(&o);
     let issued_at = p.window_start(t) + ACT_DELAY_MS;
     let c = made_up(&o, reg.body.id, t, &family, issued_at);
     let at = issued_at + 1_500;
@@ -136,6 +138,60 @@ async fn late(
         vec![seal_one(key, acceptance(key, sybil, c, b"0", at))],
     )
     .await;
+}
+
+/// Whether the framing pair was sent (once per process: honest members reject it, a strike).
+static FRAMED: AtomicBool = AtomicBool::new(false);
+
+/// A genuine acceptance another member sealed in `t`, then one that member never sealed — a
+/// sybil's, under a challenge made up in its name — carrying the same seal signature over this
+/// member's own root, to go out in one message. A receiver that checked each seal signature
+/// once per batch keyed by the signature alone recorded the second, and its audit then
+/// accused the innocent member and left its window out. `None` while no other member's
+/// acceptance of `t` is held here.
+async fn frame(
+    o: &Arc<Oracle>,
+    key: &SigningKey,
+    sybils: &[(SigningKey, SignedRegister)],
+    t: u64,
+) -> Option<Vec<SealedAcceptance>> {
+    let genuine = {
+        let (o, me) = (o.clone(), o.node_id());
+        tokio::task::spawn_blocking(move || {
+            o.ledger()
+                .acceptances(t)
+                .filter_map(Result::ok)
+                .find(|s| s.seal.issuer != me)
+        })
+        .await
+        .ok()
+        .flatten()?
+    };
+    let victim = genuine.seal.issuer;
+    let (sybil, reg) = sybils
+        .iter()
+        .find(|(_, r)| issuer_order(&o.params().committee, &r.body.id, t)[0] == victim)?;
+    let now = o.params().window_start(t) + o.params().window_ms / 2;
+    let mut c = made_up(o, reg.body.id, t, &agent_family(o), now - 1_500);
+    c.issuer = victim;
+    let mut forged = seal_one(key, acceptance(key, sybil, c, b"0", now));
+    forged.seal.issuer = victim;
+    forged.seal.sig = genuine.seal.sig;
+    Some(vec![genuine, forged])
+}
+
+/// The first configured family of the agent class.
+fn agent_family(o: &Oracle) -> String {
+    o.params()
+        .families
+        .iter()
+        .find(|f| {
+            o.registry()
+                .get(&f.name)
+                .is_some_and(|fam| fam.class() == hco_challenges::Class::Agent)
+        })
+        .map(|f| f.name.clone())
+        .unwrap_or_default()
 }
 
 /// The sybils whose assigned issuer in `t` is this member.

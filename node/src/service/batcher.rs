@@ -107,6 +107,6 @@ async fn verify_batch(
             }
         }
     }
-    node.publish_acceptances(&accepted);
+    node.publish_acceptances(accepted);
     Some(verdicts)
 }

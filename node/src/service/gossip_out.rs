@@ -44,12 +44,12 @@ pub(super) struct GossipOut<T> {
     metrics: Arc<Metrics>,
 }
 
-impl<T: Clone> GossipOut<T> {
+impl<T> GossipOut<T> {
     /// Queues `items` for the next publication; what does not fit is counted as dropped.
-    pub(super) fn queue(&self, items: &[T]) {
+    pub(super) fn queue(&self, items: Vec<T>) {
         let mut dropped = 0;
         for item in items {
-            if self.tx.try_send(item.clone()).is_err() {
+            if self.tx.try_send(item).is_err() {
                 dropped += 1;
             }
         }

@@ -207,13 +207,13 @@ impl Node {
 
     /// Gossips sealed acceptances of this node (coalesced with others made meanwhile, split
     /// into payloads every peer decodes).
-    pub fn publish_acceptances(&self, accepted: &[SealedAcceptance]) {
+    pub fn publish_acceptances(&self, accepted: Vec<SealedAcceptance>) {
         self.acceptance_gossip.queue(accepted);
     }
 
     /// Gossips registrations this node's gateway accepted, coalesced like acceptances, on the
     /// members' batch topic.
-    pub fn publish_registrations(&self, accepted: &[SignedRegister]) {
+    pub fn publish_registrations(&self, accepted: Vec<SignedRegister>) {
         self.registration_gossip.queue(accepted);
     }
 

@@ -37,6 +37,19 @@ impl<I, O> BatchQueue<I, O> {
         self.tx.try_send((item, tx)).ok()?;
         Some(rx)
     }
+
+    /// Queues `item`, waiting up to `limit` for room; `None` when none was made in time.
+    pub(super) async fn submit_within(
+        &self,
+        item: I,
+        limit: std::time::Duration,
+    ) -> Option<oneshot::Receiver<O>> {
+        let (tx, rx) = oneshot::channel();
+        match tokio::time::timeout(limit, self.tx.send((item, tx))).await {
+            Ok(Ok(())) => Some(rx),
+            Ok(Err(_)) | Err(_) => None,
+        }
+    }
 }
 
 /// Takes batches of up to `max` items off the queue and runs `handle` on each, at most
@@ -100,6 +113,27 @@ mod tests {
             assert_eq!(rx.await.unwrap(), i as u32 * 10);
         }
         assert_eq!(*sizes.lock().unwrap(), vec![5, 3]);
+        drop(queue);
+        task.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiting_submit_gets_in_once_room_is_made_or_gives_up_at_its_limit() {
+        let (queue, batches) = channel::<u32, u32>(2);
+        let first: Vec<_> = (0..2).map(|i| queue.submit(i).unwrap()).collect();
+        let limit = std::time::Duration::from_secs(5);
+        assert!(
+            queue.submit_within(7, limit).await.is_none(),
+            "nothing drains the queue: the wait ends at its limit"
+        );
+        let task = tokio::spawn(run(batches, 2, 1, |items: Vec<u32>| async move {
+            Some(items.into_iter().map(|i| i + 100).collect())
+        }));
+        let waited = queue.submit_within(8, limit).await.unwrap();
+        assert_eq!(waited.await.unwrap(), 108);
+        for (i, rx) in first.into_iter().enumerate() {
+            assert_eq!(rx.await.unwrap(), i as u32 + 100);
+        }
         drop(queue);
         task.await.unwrap();
     }

@@ -16,6 +16,8 @@ use super::queue::{self, BatchQueue, Batches};
 const MAX_BATCH: usize = 256;
 /// Batches in flight: one is checked while another waits for its flush.
 const CONCURRENT_BATCHES: usize = 2;
+/// Longest a registration relayed by a peer waits for room in a full queue.
+const RELAYED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 type Outcome = Result<IdentityRecord, Reason>;
 /// Registrations waiting to be written, with their origin.
@@ -58,7 +60,18 @@ impl Node {
         reg: SignedRegister,
         origin: RegistrationOrigin,
     ) -> Result<Outcome, RegisterError> {
-        let Some(outcome) = self.register_queue.submit((reg, origin)) else {
+        // A client is told `overloaded` at once and retries; a member's relayed registration
+        // waits a little for room, so a burst of peers' batches is written rather than left
+        // to the registry sync at window close (the gossip validation waits meanwhile).
+        let queued = match origin {
+            RegistrationOrigin::Client => self.register_queue.submit((reg, origin)),
+            _ => {
+                self.register_queue
+                    .submit_within((reg, origin), RELAYED_WAIT)
+                    .await
+            }
+        };
+        let Some(outcome) = queued else {
             self.metrics.drop_in("register");
             return Err(RegisterError::Overloaded);
         };
@@ -107,6 +120,6 @@ async fn register_batch(
             Err(reason) => node.metrics.reject(reason.code(), None),
         }
     }
-    node.publish_registrations(&accepted);
+    node.publish_registrations(accepted);
     Some(outcomes)
 }

@@ -127,7 +127,7 @@ async fn a_members_registration_batch_is_recorded_whole_and_one_bad_entry_reject
     let proven = |i| SignedRegister::proven(&testing::key(i), Class::Agent.into(), now, BITS);
     let good: Vec<SignedRegister> = (9_100..9_110).map(proven).collect();
     // Through the node's own publisher: coalesced onto the members' batch topic.
-    net.nodes[0].publish_registrations(&good);
+    net.nodes[0].publish_registrations(good.clone());
     let known = |reg: &SignedRegister| holds(&net, 1, reg);
     for _ in 0..100 {
         if good.iter().all(known) {

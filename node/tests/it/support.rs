@@ -64,6 +64,11 @@ impl Devnet {
         self.nodes[i]["pid"].as_u64().unwrap() as u32
     }
 
+    /// What node `i` has logged so far.
+    pub fn log(&self, i: usize) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("node{i}.log"))).unwrap_or_default()
+    }
+
     pub fn config(&self, i: usize) -> PathBuf {
         PathBuf::from(self.nodes[i]["config"].as_str().unwrap())
     }

@@ -241,7 +241,6 @@ impl Oracle {
             .map(|r| (r.reveal.node, r.reveal.secret))
             .collect();
         let beacon = self.beacon(t)?;
-        let ledger = &self.ledger;
         Ok(audit_window(
             &self.params,
             &self.registry,
@@ -249,7 +248,8 @@ impl Oracle {
             &beacon,
             &reveals,
             |id| {
-                let profile = ledger.identity(id).ok().flatten()?.register.body.profile();
+                // Cached when the acceptance arrived (its envelope was checked against it).
+                let profile = self.profile_of(id).ok().flatten()?;
                 // The audit re-checks each assertion's binding and signature; counters moved
                 // since, so each passkey is taken at counter 0.
                 let passkeys = self

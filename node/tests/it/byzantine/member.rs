@@ -1,6 +1,7 @@
 //! One cheating member with every fault: node 3 runs with `--unsafe-byzantine all` (accepts
 //! wrong answers, mints acceptances for its sybils and for an identity whose key it lacks,
-//! backdates, withholds the reveals of odd windows, signs two summaries of every window).
+//! backdates, withholds the reveals of odd windows, signs two summaries of every window, and
+//! passes off an acceptance as an honest member's under a copy of that member's seal signature).
 //! Honest agents answer correctly through honest issuers in an even window and the odd one
 //! after it; a friend of the cheat answers wrongly through it.
 //!
@@ -27,7 +28,7 @@ fn devnet_byzantine_member_is_excluded_and_named() {
     assert!(
         health["unsafe_byzantine"]
             .as_array()
-            .is_some_and(|f| f.len() == 6),
+            .is_some_and(|f| f.len() == 7),
         "{health}"
     );
     assert!(get(&net.url(0), "/healthz").unwrap()["unsafe_byzantine"].is_null());
@@ -171,5 +172,12 @@ fn devnet_byzantine_member_is_excluded_and_named() {
     assert!(
         refused >= 1.0,
         "no acceptance batch of the cheat was refused"
+    );
+    // The framing pair went out (the honest member it names is among those checked above:
+    // never accused, never left out).
+    assert!(
+        net.log(FAULTY)
+            .contains("framing a member with its own seal signature"),
+        "the cheat never found another member's acceptance to frame it with"
     );
 }
