@@ -65,6 +65,7 @@ mod params;
 pub mod policy;
 mod reason;
 pub mod register_pow;
+mod reveal;
 mod seal;
 pub mod secret;
 pub mod sign;
