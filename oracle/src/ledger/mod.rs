@@ -445,6 +445,21 @@ impl Ledger {
         Ok(fresh)
     }
 
+    /// Removes the acceptances `(id, j)` of window `t` (in memory; call
+    /// [`Ledger::make_durable`] to make it last): those whose seal the audit found broken.
+    pub fn remove_acceptances(
+        &self,
+        t: u64,
+        keys: &[(IdentityId, u32)],
+    ) -> Result<(), LedgerError> {
+        let mut writes = sled::Batch::default();
+        for (id, j) in keys {
+            writes.remove(&keys::window_id_index(t, id, *j)[..]);
+        }
+        self.accepted.apply_batch(writes)?;
+        Ok(())
+    }
+
     /// Writes acceptances the caller has just checked to be absent under its commit lock
     /// (the verification path), skipping the second lookup of [`Ledger::insert_acceptances`].
     pub(crate) fn insert_checked(&self, batch: &[SealedAcceptance]) -> Result<(), LedgerError> {

@@ -74,7 +74,14 @@ impl Oracle {
         }
         audit(&mut others)?;
         self.keep_evidence(findings.iter().map(Into::into).collect())?;
-        // An acceptance whose seal does not hold accuses nobody and counts for nobody.
+        // An acceptance whose seal does not hold accuses nobody and counts for nobody; it is
+        // nobody's signature either, so it leaves the ledger (a set derived again later, to
+        // serve proofs, must match the one summarized here).
+        if !unsealed.is_empty() {
+            let keys: Vec<_> = unsealed.iter().copied().collect();
+            self.ledger.remove_acceptances(t, &keys)?;
+            self.ledger.make_durable()?;
+        }
         counted.retain(|c| !unsealed.contains(&c.key()));
         let excluded = self.excluded_members(t)?;
         self.ledger.put_excluded(t, &excluded)?;

@@ -297,4 +297,21 @@ fn a_seal_signature_copied_under_another_root_is_refused_and_frames_no_one() {
     assert!(!certified(holder, &friend));
     assert!(holder.excluded_members(T).unwrap().is_empty());
     assert!(holder.ledger().evidence(T).unwrap().is_empty());
+    // The forged acceptance left the ledger, so a set derived again (to serve proofs once the
+    // summarized one is no longer kept) is the certified one.
+    let friend_id = testing::identity_id(&friend);
+    assert!(
+        holder
+            .ledger()
+            .accepted(T, &friend_id, 0)
+            .unwrap()
+            .is_none()
+    );
+    let again: Vec<_> = holder
+        .active_set(T)
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(again, vec![testing::identity_id(&honest)]);
 }
