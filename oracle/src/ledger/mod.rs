@@ -22,6 +22,7 @@
 //! consistent across a crash.
 //! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
 
+mod compact;
 mod evidence;
 mod first_write;
 mod group_commit;
@@ -39,6 +40,7 @@ use crate::{
     Digest, IdentityId, NodeId, SealedAcceptance, Sig, SignedEnrolment, SignedRegister,
     SignedReveal, SignedSummary, Timestamp, WindowCertificate, codec,
 };
+pub use compact::{Compaction, compact};
 pub use first_write::FirstWrite;
 pub use group_commit::GroupCommit;
 pub use narrative::MAX_SET_ID_LEN;
