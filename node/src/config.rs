@@ -87,13 +87,21 @@ pub struct NodeSection {
     pub key_file: PathBuf,
     /// The ledger directory.
     pub data_dir: PathBuf,
+    /// How much lower (in nice steps, 0–19) the threads serving clients run than the
+    /// committee's (network, gossip validation): under overload the member keeps up with its
+    /// peers first. 0 runs both alike.
+    pub client_nice: u8,
 }
+
+/// The default of `node.client_nice`: about a third of a committee thread's CPU weight.
+pub const CLIENT_NICE: u8 = 5;
 
 impl Default for NodeSection {
     fn default() -> Self {
         Self {
             key_file: "data/node.key".into(),
             data_dir: "data/ledger".into(),
+            client_nice: CLIENT_NICE,
         }
     }
 }
@@ -382,6 +390,12 @@ impl Config {
         let text = read_attestation_ca_files(text, path)?;
         let mut config: Config =
             toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+        anyhow::ensure!(
+            config.node.client_nice <= 19,
+            "invalid config {}: node.client_nice is {}, at most 19",
+            path.display(),
+            config.node.client_nice
+        );
         let base = path.parent().unwrap_or(Path::new("."));
         for p in [&mut config.node.key_file, &mut config.node.data_dir] {
             if p.is_relative() {
@@ -588,6 +602,19 @@ mod tests {
             .validate(&hco_challenges::Registry::builtin())
             .unwrap_err();
         assert_eq!(err.field, "window_ms");
+    }
+
+    #[test]
+    fn a_client_nice_beyond_the_systems_range_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("node.toml");
+        std::fs::write(&path, "[node]\nclient_nice = 20\n").unwrap();
+        let err = format!("{:#}", Config::load(&path).unwrap_err());
+        assert!(err.contains("node.client_nice"), "{err}");
+        std::fs::write(&path, "[node]\nclient_nice = 19\n").unwrap();
+        assert_eq!(Config::load(&path).unwrap().node.client_nice, 19);
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(Config::load(&path).unwrap().node.client_nice, CLIENT_NICE);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod idle;
 mod keyfile;
 mod metrics;
 mod network;
+mod priority;
 mod run;
 mod service;
 mod supervise;
@@ -22,6 +23,7 @@ mod testnet;
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
@@ -121,6 +123,14 @@ enum NodeCommand {
         #[arg(long, value_name = "FAULTS")]
         unsafe_byzantine: Option<String>,
     },
+    /// Give the disk that pruning freed back to the file system: copy the ledger of a stopped
+    /// node (every record) into a fresh directory, check the copy, and swap it in. Prints
+    /// `{"before_bytes", "after_bytes", "records"}`.
+    Compact {
+        /// The node's config file (its `node.data_dir` is compacted).
+        #[arg(long)]
+        config: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -190,10 +200,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 byzantine::refuse_production(&config)?;
                 byzantine::enable(faults);
             }
+            // This runtime serves clients; the committee's has its own (see `priority`).
+            let client_nice = i32::from(config.node.client_nice);
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
+                .on_thread_start(move || priority::lower_priority(client_nice))
                 .build()?
                 .block_on(run::run(config))
+        }
+        Command::Node(NodeCommand::Compact { config }) => {
+            let config = config::Config::load(&config)?;
+            let dir = &config.node.data_dir;
+            let done = hco_oracle::ledger::compact(dir).with_context(|| {
+                format!(
+                    "cannot compact the ledger in {} (is the node still running?)",
+                    dir.display()
+                )
+            })?;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "before_bytes": done.before_bytes,
+                    "after_bytes": done.after_bytes,
+                    "records": done.records,
+                })
+            );
+            Ok(())
         }
         Command::Keys(KeysCommand::Gen { out, force }) => {
             let key = keyfile::generate(&out, KeyKind::NodeKey, force)?;

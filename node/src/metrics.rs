@@ -92,6 +92,9 @@ pub struct Metrics {
     /// Seconds from a peer's receipt of a response to this node recording its acceptance from
     /// gossip (on this node's clock against the issuer's: skew between them adds to it).
     pub gossip_acceptance_delay: Histogram,
+    /// Seconds from this node's network task handing up a message of acceptances to its
+    /// verdict: this node's share of the gossip delay (the rest is the issuer and the network).
+    pub gossip_acceptance_handling: Histogram,
     /// Identities active in the last summarized window.
     pub active_identities: Gauge,
     /// Registrations written, from this node's clients and relayed by peers (one that was
@@ -136,6 +139,7 @@ impl Metrics {
             wrong_answer_parts: Family::default(),
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
             gossip_acceptance_delay: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
+            gossip_acceptance_handling: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
             active_identities: Gauge::default(),
             registrations: Counter::default(),
             last_summarized_window: Gauge::default(),
@@ -182,6 +186,11 @@ impl Metrics {
             "gossip_acceptance_delay_seconds",
             "Time from a peer's receipt of a response to this node recording the acceptance from gossip",
             m.gossip_acceptance_delay.clone(),
+        );
+        r.register(
+            "gossip_acceptance_handling_seconds",
+            "Time from this node's network task handing up a message of acceptances to its verdict",
+            m.gossip_acceptance_handling.clone(),
         );
         r.register(
             "registrations",

@@ -20,6 +20,7 @@ use crate::idle;
 use crate::keyfile::{self, KeyKind};
 use crate::metrics::Metrics;
 use crate::network::{self, NetworkEvent};
+use crate::priority::PeerRuntime;
 use crate::service::{self, Node};
 
 /// Runs a node until it is told to stop.
@@ -67,6 +68,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 
     let mut prometheus = prometheus_client::registry::Registry::default();
     let metrics = Arc::new(Metrics::new(&mut prometheus));
+    // The committee's work runs on its own runtime, ahead of the clients' (see `priority`);
+    // the swarm's sockets are made inside it so that its I/O driver polls them.
+    let peers = PeerRuntime::start()?;
+    let entered = peers.handle().enter();
     let (net, mut events, event_loop) = network::new(
         network::keypair(&key)?,
         &config.p2p,
@@ -78,6 +83,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             .collect(),
         metrics.clone(),
     )?;
+    drop(entered);
     let node = Node::start(oracle, net, metrics, clock);
     let supervisor = node.supervisor.clone();
     let shutdown = supervisor.shutdown();
@@ -94,7 +100,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let http_url = format!("http://{}", listener.local_addr()?);
 
     // The swarm reports its listen addresses first; wait for them to announce the node.
-    supervisor.spawn_critical("network", event_loop.run(shutdown.clone()));
+    supervisor.spawn_critical_on(peers.handle(), "network", event_loop.run(shutdown.clone()));
     let mut p2p = Vec::new();
     while let Ok(Some(NetworkEvent::Listening(addr))) =
         tokio::time::timeout(std::time::Duration::from_millis(500), events.recv()).await
@@ -114,12 +120,18 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     tracing::info!(node = %me, http = %http_url, window_ms = params.window_ms, committee = params.committee.len(), "node started");
 
     // A critical task that ends stops the node rather than leaving it limping.
-    supervisor.spawn_critical("event pump", service::run_events(node.clone(), events));
+    supervisor.spawn_critical_on(
+        peers.handle(),
+        "event pump",
+        service::run_events(node.clone(), events),
+    );
     let options = DriverOptions {
         retention_windows: config.ledger.retention_windows,
         catch_up_windows: config.ledger.catch_up_windows,
     };
-    supervisor.spawn_critical(
+    // Summaries, reveals and certificates are the committee's work too.
+    supervisor.spawn_critical_on(
+        peers.handle(),
         "window driver",
         driver::run(node.clone(), options, shutdown.clone()),
     );

@@ -53,7 +53,15 @@ impl Supervisor {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let handle = tokio::spawn(task);
+        self.spawn_critical_on(&tokio::runtime::Handle::current(), name, task);
+    }
+
+    /// [`Supervisor::spawn_critical`] on the runtime `on` (supervised from the calling one).
+    pub fn spawn_critical_on<F>(&self, on: &tokio::runtime::Handle, name: &'static str, task: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let handle = on.spawn(task);
         let supervisor = self.clone();
         tokio::spawn(async move {
             let outcome = match handle.await {

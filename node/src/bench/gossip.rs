@@ -7,7 +7,11 @@
 //! from gossip, the time since the issuer received the response
 //! (`hco_gossip_acceptance_delay_seconds`; nodes here share the machine's clock). The bench
 //! reads those histograms before and after the ceremony, and the issuers' verification latency
-//! (`hco_verify_latency_seconds`) beside them: the issuer's share. The same path is also timed from
+//! (`hco_verify_latency_seconds`) and the receivers' handling time
+//! (`hco_gossip_acceptance_handling_seconds`) beside them: the two ends' shares. The clients
+//! share the members' cores; they run at `--client-nice` (default: the members' own
+//! `node.client_nice`, so they contend as equals with the threads that serve them, below the
+//! members' committee threads), and the CPU shares of both are reported. The same path is also timed from
 //! outside: every `--sample-every`th accepted identity is followed by pollers asking the other
 //! nodes until each shows it active — but pollers compete for the loaded nodes and fall behind
 //! (`poll_lag_p99_ms`), so those figures are an upper bound that can be far above the truth.
@@ -25,7 +29,7 @@ use hco_oracle::secret::issuer_order;
 use hco_oracle::{Clock, IdentityId, NodeId, SignedRequest, SystemClock, testing};
 use serde::Serialize;
 
-use super::load::{challenge_and_respond_signed, current, quantile_ms, register};
+use super::load::{CpuMeter, challenge_and_respond_signed, current, quantile_ms, register};
 use crate::client::Gateway;
 
 /// Options of `hco bench gossip`.
@@ -49,6 +53,12 @@ pub struct GossipArgs {
     /// Committee size.
     #[arg(long, default_value_t = 4)]
     pub nodes: usize,
+    /// Scheduling niceness of the load generator's threads (0–19). The clients share the
+    /// members' cores here. The default is the members' `node.client_nice`: the clients contend
+    /// as equals with the members' threads that serve them, and the members' committee threads
+    /// (network, gossip validation) come first, as on a member's own machine.
+    #[arg(long, default_value_t = i32::from(crate::config::CLIENT_NICE), value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub client_nice: i32,
 }
 
 #[derive(Debug, Serialize)]
@@ -73,6 +83,10 @@ struct Report {
     /// (`hco_verify_latency_seconds`, every member's verifications in the ceremony).
     issuer_p50_ms: Option<f64>,
     issuer_p99_ms: Option<f64>,
+    /// The receiving members' share (`hco_gossip_acceptance_handling_seconds`, per message):
+    /// from their network task handing a message up to its verdict.
+    handling_p50_ms: Option<f64>,
+    handling_p99_ms: Option<f64>,
     /// The same path timed from outside: pollers ask the other members for sampled identities
     /// until all show them active.
     polled_p50_ms: f64,
@@ -96,6 +110,12 @@ struct Report {
     registry_settle_s: f64,
     recorded_per_node: Vec<u64>,
     seconds: f64,
+    /// The load generator's niceness (`--client-nice`) and its share of the machine's cores
+    /// during the ceremony.
+    client_nice: i32,
+    client_share_of_machine: f64,
+    /// The members' (all of them together) share of the machine's cores during the ceremony.
+    members_share_of_machine: f64,
 }
 
 /// How often a poller asks a node again.
@@ -111,6 +131,8 @@ const SETTLE: Duration = Duration::from_secs(60);
 const REGISTRATIONS: &str = "hco_registrations_total";
 /// The members' gossip delay histogram.
 const DELAY: &str = "hco_gossip_acceptance_delay_seconds";
+/// The members' handling time of messages of acceptances.
+const HANDLING: &str = "hco_gossip_acceptance_handling_seconds";
 /// The members' verification latency histogram.
 const VERIFY: &str = "hco_verify_latency_seconds";
 /// Sends gossipsub gave up.
@@ -122,6 +144,9 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let window = Duration::from_secs((4 * args.seconds + 120).max(300));
     let nodes = crate::devnet::up(dir.path(), args.nodes, window, false)?;
     let guard = DownOnDrop(dir.path().to_owned());
+    // The members are started: from here on this thread and the clients it spawns run at
+    // `--client-nice`.
+    crate::priority::lower_priority(args.client_nice);
     let urls: Vec<String> = nodes.iter().map(|n| n.http.clone()).collect();
     let committee: Vec<NodeId> = nodes
         .iter()
@@ -183,6 +208,8 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let unseen = AtomicUsize::new(0);
     let next = AtomicU64::new(0);
     let accepted = AtomicUsize::new(0);
+    let pids: Vec<u32> = nodes.iter().map(|n| n.pid).collect();
+    let meter = CpuMeter::start_all(&pids);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..POLLERS {
@@ -222,6 +249,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         }
     });
     let elapsed = start.elapsed().as_secs_f64();
+    let cpu = meter.read(elapsed);
     // Let the last batches land before counting what every node recorded.
     std::thread::sleep(Duration::from_secs(2));
     let metrics = scrape(&urls);
@@ -259,6 +287,8 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         peer_p99_ms: quantile_between(&before, &metrics, DELAY, 0.99, deliveries),
         issuer_p50_ms: quantile_between(&before, &metrics, VERIFY, 0.5, 0.0),
         issuer_p99_ms: quantile_between(&before, &metrics, VERIFY, 0.99, 0.0),
+        handling_p50_ms: quantile_between(&before, &metrics, HANDLING, 0.5, 0.0),
+        handling_p99_ms: quantile_between(&before, &metrics, HANDLING, 0.99, 0.0),
         polled_p50_ms: quantile_ms(&delays, 0.5),
         polled_p99_ms: quantile_ms(&delays, 0.99),
         polled_max_ms: quantile_ms(&delays, 1.0),
@@ -284,6 +314,9 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         registry_settle_s: (registry_settle_s * 100.0).round() / 100.0,
         recorded_per_node,
         seconds: (elapsed * 100.0).round() / 100.0,
+        client_nice: args.client_nice,
+        client_share_of_machine: cpu.client_share(),
+        members_share_of_machine: cpu.server_share(),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report)?);

@@ -33,7 +33,7 @@ use serde::Serialize;
 use super::http_steps::{self, StepsReport};
 use super::load::{
     CpuMeter, challenge_and_respond_signed, current, peak_rss_mb, quantile_ms, register,
-    wait_healthy,
+    run_at_client_priority, wait_healthy,
 };
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection};
@@ -122,6 +122,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
     let url = format!("http://{}", config.http.listen);
     let _stop = KillOnDrop(pid);
+    run_at_client_priority(&config);
     wait_healthy(&url, Duration::from_secs(20))?;
 
     // Registration phase (not measured).

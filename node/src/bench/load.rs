@@ -9,6 +9,7 @@ use hco_oracle::{Response, SignedChallenge, SignedRegister, SignedRequest};
 use serde_json::Value;
 
 use crate::client::Gateway;
+use crate::config::Config;
 
 /// The outcome of answering one challenge.
 pub struct RoundTrip {
@@ -157,10 +158,18 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some((utime + stime) / 100.0) // USER_HZ is 100 on Linux
 }
 
-/// CPU time of the benchmarked server process and of this process (the load generator) from
+/// Runs the calling thread, and the threads it spawns afterwards, at the niceness the node under
+/// test gives its client-serving threads (`node.client_nice` of `config`): on these shared cores
+/// the load generator and those threads contend as equals, and the node's committee threads
+/// come first, as on a member's own machine. Call once the node is started (it keeps its own).
+pub fn run_at_client_priority(config: &Config) {
+    crate::priority::lower_priority(i32::from(config.node.client_nice));
+}
+
+/// CPU time of the benchmarked server processes and of this process (the load generator) from
 /// the start of a measured phase.
 pub struct CpuMeter {
-    pid: u32,
+    pids: Vec<u32>,
     server: f64,
     client: f64,
 }
@@ -180,9 +189,14 @@ pub struct PhaseCpu {
 impl CpuMeter {
     /// Starts measuring the server `pid` and this process.
     pub fn start(pid: u32) -> Self {
+        Self::start_all(&[pid])
+    }
+
+    /// Starts measuring the server processes `pids` (their CPU summed) and this process.
+    pub fn start_all(pids: &[u32]) -> Self {
         Self {
-            pid,
-            server: cpu_seconds(pid).unwrap_or(0.0),
+            pids: pids.to_vec(),
+            server: servers_cpu(pids),
             client: cpu_seconds(std::process::id()).unwrap_or(0.0),
         }
     }
@@ -190,12 +204,16 @@ impl CpuMeter {
     /// The CPU used since [`CpuMeter::start`], over a phase of `elapsed` seconds.
     pub fn read(&self, elapsed: f64) -> PhaseCpu {
         PhaseCpu {
-            server_s: cpu_seconds(self.pid).unwrap_or(0.0) - self.server,
+            server_s: servers_cpu(&self.pids) - self.server,
             client_s: cpu_seconds(std::process::id()).unwrap_or(0.0) - self.client,
             elapsed,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
+}
+
+fn servers_cpu(pids: &[u32]) -> f64 {
+    pids.iter().filter_map(|p| cpu_seconds(*p)).sum()
 }
 
 impl PhaseCpu {

@@ -237,6 +237,7 @@ impl EventLoop {
                     data: message.data,
                     id: message_id.clone(),
                     source: propagation_source,
+                    received: std::time::Instant::now(),
                 };
                 if !self.emit(event, "gossip") {
                     self.report(

@@ -57,6 +57,7 @@ async fn a_request_beyond_a_full_event_queue_is_answered_overloaded() {
     let _keep_busy_running = NetworkClient {
         tx: busy_tx,
         metrics: metrics(),
+        runtime: tokio::runtime::Handle::current(),
     };
     tokio::spawn(busy.run(shutdown.clone()));
     let Some(NetworkEvent::Listening(addr)) = busy_events.recv().await else {

@@ -51,6 +51,8 @@ pub enum NetworkEvent {
         id: MessageId,
         /// The peer that forwarded it.
         source: PeerId,
+        /// When the network task handed it up (after gossipsub's own checks).
+        received: std::time::Instant,
     },
     /// A challenge request from a peer; answer with [`NetworkClient::reply_challenge`].
     Challenge {
@@ -142,9 +144,16 @@ pub(crate) enum Command {
 pub struct NetworkClient {
     tx: mpsc::Sender<Command>,
     metrics: Arc<Metrics>,
+    runtime: tokio::runtime::Handle,
 }
 
 impl NetworkClient {
+    /// The runtime the network was made in (the committee's, see `priority`): where the tasks
+    /// that publish this node's gossip run too.
+    pub fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.runtime
+    }
+
     async fn send(&self, command: Command) -> Result<(), RpcError> {
         self.tx.send(command).await.map_err(|_| RpcError::Stopped)
     }
@@ -248,8 +257,9 @@ impl NetworkClient {
     }
 }
 
-/// Builds the swarm and its channels. `params_digest` is advertised and checked on every peer;
-/// `members` are the committee's peer ids (see [`peer_id`]).
+/// Builds the swarm and its channels in the current runtime, which polls its sockets.
+/// `params_digest` is advertised and checked on every peer; `members` are the committee's peer
+/// ids (see [`peer_id`]).
 pub fn new(
     key: identity::Keypair,
     config: &P2pSection,
@@ -272,6 +282,7 @@ pub fn new(
         NetworkClient {
             tx: command_tx,
             metrics,
+            runtime: tokio::runtime::Handle::current(),
         },
         event_rx,
         event_loop,

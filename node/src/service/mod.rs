@@ -60,6 +60,9 @@ pub struct Node {
     sync_limits: sync::Limits,
     /// Stops the node when a critical task ends or storage fails.
     pub supervisor: Supervisor,
+    /// The runtime that serves clients (the one [`Node::start`] was called in): where
+    /// challenge requests forwarded by peers are handled, below the committee's work.
+    clients: tokio::runtime::Handle,
 }
 
 fn rejected(reason: &Reason) -> ChallengeReply {
@@ -136,6 +139,7 @@ impl Node {
             register_queue,
             sync_limits,
             supervisor: Supervisor::new(),
+            clients: tokio::runtime::Handle::current(),
         });
         node.supervisor.spawn_critical(
             "verification batcher",
@@ -143,10 +147,12 @@ impl Node {
         );
         node.supervisor
             .spawn_critical("registrar", registrar::run(node.clone(), registrations));
+        // This node's gossip goes out from the committee's runtime, ahead of client work.
+        let network = node.net.runtime();
         node.supervisor
-            .spawn_critical("acceptance gossip", acceptance_task);
+            .spawn_critical_on(network, "acceptance gossip", acceptance_task);
         node.supervisor
-            .spawn_critical("registration gossip", registration_task);
+            .spawn_critical_on(network, "registration gossip", registration_task);
         node
     }
 

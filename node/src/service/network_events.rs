@@ -27,8 +27,14 @@ impl Node {
                 data,
                 id,
                 source,
+                received,
             } => {
                 let result = self.validate_gossip(topic, &data).await;
+                if topic == Topic::Acceptance {
+                    self.metrics
+                        .gossip_acceptance_handling
+                        .observe(received.elapsed().as_secs_f64());
+                }
                 self.net.validate(id, source, topic, result).await;
             }
             NetworkEvent::Challenge { id, request } => {
@@ -213,8 +219,14 @@ pub async fn run_events(node: Arc<Node>, mut events: mpsc::Receiver<NetworkEvent
         let Ok(permit) = permits.clone().acquire_owned().await else {
             break;
         };
+        // A challenge request forwarded by a peer is a client's work: it runs where clients
+        // are served, below the committee's (see `priority`).
+        let on = match event {
+            NetworkEvent::Challenge { .. } => node.clients.clone(),
+            _ => tokio::runtime::Handle::current(),
+        };
         let node = node.clone();
-        tokio::spawn(async move {
+        on.spawn(async move {
             node.on_network_event(event).await;
             drop(permit);
         });

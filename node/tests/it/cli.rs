@@ -145,6 +145,54 @@ fn bench_flood_refuses_proofless_junk_and_prunes_registered_junk() {
     let v = flood(&["--junk", "300", "--junk-rate", "300"]);
     assert_eq!(v["junk_registered"], 300, "{v}");
     assert!(v["identities_pruned"].as_u64().unwrap() >= 300, "{v}");
+    // The member was stopped and its ledger compacted: a number, not null.
+    assert!(
+        v["disk_mb_per_member_after_compaction"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
+}
+
+#[test]
+fn node_compact_gives_back_what_pruning_freed_and_refuses_a_ledger_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("node.toml");
+    std::fs::write(&config, "[node]\ndata_dir = \"ledger\"\n").unwrap();
+    let ledger = dir.path().join("ledger");
+    let compact = || {
+        hco()
+            .args(["node", "compact", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    {
+        let db = sled::open(&ledger).unwrap();
+        for i in 0u32..10_000 {
+            db.insert(i.to_be_bytes(), vec![1; 400]).unwrap();
+        }
+        db.flush().unwrap();
+        for i in 100u32..10_000 {
+            db.remove(i.to_be_bytes()).unwrap();
+        }
+        db.flush().unwrap();
+        let refused = compact();
+        assert!(!refused.status.success());
+        let why = String::from_utf8_lossy(&refused.stderr);
+        assert!(why.contains("is the node still running"), "{why}");
+    }
+    let out = compact();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (before, after) = (
+        done["before_bytes"].as_u64().unwrap(),
+        done["after_bytes"].as_u64().unwrap(),
+    );
+    assert!(after < before, "{done}");
+    assert_eq!(sled::open(&ledger).unwrap().len(), 100);
 }
 
 #[test]

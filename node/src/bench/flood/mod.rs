@@ -28,7 +28,7 @@ use hco_oracle::{Clock, SystemClock};
 use serde::Serialize;
 
 use super::http::KillOnDrop;
-use super::load::{quantile_ms, wait_healthy};
+use super::load::{quantile_ms, run_at_client_priority, wait_healthy};
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection, HttpLimits};
 
@@ -97,6 +97,11 @@ struct Report {
     flood_honest_accepted: u64,
     disk_mb_per_member_peak: f64,
     disk_mb_per_member_after_prune: f64,
+    /// After the member was stopped and `hco node compact` ran on its ledger (null when the
+    /// compaction failed; the log says why).
+    disk_mb_per_member_after_compaction: f64,
+    /// Seconds from stopping the member to the end of the compaction.
+    compaction_s: f64,
     identities_pruned: u64,
     flood_seconds: f64,
 }
@@ -166,7 +171,8 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let path = dir.path().join("flood.toml");
     config.save(&path)?;
     let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
-    let _stop = KillOnDrop(pid);
+    let node = KillOnDrop(pid);
+    run_at_client_priority(&config);
     let url = format!("http://{}", config.http.listen);
     wait_healthy(&url, Duration::from_secs(30))?;
     let honest_keys = honest::register(
@@ -277,7 +283,29 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     }
     // Give sled a moment to write its compacted segments before measuring.
     std::thread::sleep(Duration::from_secs(2));
-    let peak = peak_disk.into_inner().unwrap_or(0.0);
+    let peak = peak_disk
+        .into_inner()
+        .unwrap_or(0.0)
+        .max(disk_mb(&config.node.data_dir));
+    let after_prune = disk_mb(&config.node.data_dir);
+    let identities_pruned = pruned(&gw);
+    // sled keeps the freed space; stopped, the member gives it back (`hco node compact`).
+    drop(node);
+    let compact_start = Instant::now();
+    let compaction = loop {
+        match hco_oracle::ledger::compact(&config.node.data_dir) {
+            Ok(done) => break Some(done),
+            // The node is still stopping (sled's lock is held).
+            Err(_) if compact_start.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "compaction failed");
+                break None;
+            }
+        }
+    };
+    let compaction_s = compact_start.elapsed().as_secs_f64();
     let quiet_p99 = quantile_ms(&quiet, 0.99);
     let flood_p99 = quantile_ms(&flood, 0.99);
     let report = Report {
@@ -298,9 +326,13 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         },
         quiet_honest_accepted: quiet_accepted,
         flood_honest_accepted: flood_accepted,
-        disk_mb_per_member_peak: peak.max(disk_mb(&config.node.data_dir)),
-        disk_mb_per_member_after_prune: disk_mb(&config.node.data_dir),
-        identities_pruned: pruned(&gw),
+        disk_mb_per_member_peak: peak,
+        disk_mb_per_member_after_prune: after_prune,
+        disk_mb_per_member_after_compaction: compaction
+            .map(|_| disk_mb(&config.node.data_dir))
+            .unwrap_or(f64::NAN),
+        compaction_s: (compaction_s * 100.0).round() / 100.0,
+        identities_pruned,
         flood_seconds: (flood_seconds * 100.0).round() / 100.0,
     };
     if args.json {
