@@ -21,8 +21,7 @@ impl Ledger {
                 }
             }
         }
-        let mut batch = sled::Batch::default();
-        let mut removed = 0;
+        let mut idle = Vec::new();
         for entry in self.identities.iter() {
             let (key, value) = entry?;
             let record: IdentityRecord = decode("identities", &value)?;
@@ -33,10 +32,9 @@ impl Ledger {
             if self.passkeys.scan_prefix(id.0).next().is_some() {
                 continue;
             }
-            batch.remove(key);
-            removed += 1;
+            idle.push(key);
         }
-        self.identities.apply_batch(batch)?;
+        let removed = super::one_by_one::remove_all(&self.identities, idle)?;
         Ok(PruneStats { removed })
     }
 }

@@ -29,6 +29,7 @@ mod group_commit;
 mod idle;
 pub mod keys;
 mod narrative;
+mod one_by_one;
 mod sequence;
 
 use std::path::Path;
@@ -431,8 +432,7 @@ impl Ledger {
     /// Idempotent: an `(t, id, j)` already present is kept. The caller must serialise calls
     /// that may race on the same key (the [`crate::Oracle`] holds its commit lock).
     pub fn insert_acceptances(&self, batch: &[SealedAcceptance]) -> Result<usize, LedgerError> {
-        let mut writes = sled::Batch::default();
-        let mut fresh = 0;
+        let mut writes = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for sealed in batch {
             let c = sealed.acceptance.challenge();
@@ -440,10 +440,10 @@ impl Ledger {
             if !seen.insert(key) || self.accepted.contains_key(key)? {
                 continue;
             }
-            writes.insert(&key[..], sealed.encode());
-            fresh += 1;
+            writes.push((key, sealed.encode()));
         }
-        self.accepted.apply_batch(writes)?;
+        let fresh = writes.len();
+        one_by_one::insert_all(&self.accepted, writes)?;
         Ok(fresh)
     }
 
@@ -454,23 +454,24 @@ impl Ledger {
         t: u64,
         keys: &[(IdentityId, u32)],
     ) -> Result<(), LedgerError> {
-        let mut writes = sled::Batch::default();
-        for (id, j) in keys {
-            writes.remove(&keys::window_id_index(t, id, *j)[..]);
-        }
-        self.accepted.apply_batch(writes)?;
+        one_by_one::remove_all(
+            &self.accepted,
+            keys.iter().map(|(id, j)| keys::window_id_index(t, id, *j)),
+        )?;
         Ok(())
     }
 
     /// Writes acceptances the caller has just checked to be absent under its commit lock
     /// (the verification path), skipping the second lookup of [`Ledger::insert_acceptances`].
     pub(crate) fn insert_checked(&self, batch: &[SealedAcceptance]) -> Result<(), LedgerError> {
-        let mut writes = sled::Batch::default();
-        for sealed in batch {
-            let c = sealed.acceptance.challenge();
-            writes.insert(&keys::window_id_index(c.t, &c.id, c.j)[..], sealed.encode());
-        }
-        self.accepted.apply_batch(writes)?;
+        let writes = batch
+            .iter()
+            .map(|sealed| {
+                let c = sealed.acceptance.challenge();
+                (keys::window_id_index(c.t, &c.id, c.j), sealed.encode())
+            })
+            .collect();
+        one_by_one::insert_all(&self.accepted, writes)?;
         Ok(())
     }
 
@@ -617,12 +618,11 @@ impl Ledger {
             &self.reveals,
             &self.excluded,
         ] {
-            let mut batch = sled::Batch::default();
+            // Key by key (see `one_by_one`); sled's iterator resumes after its last key.
             for key in tree.range(..&end[..]).keys() {
-                batch.remove(key?);
+                tree.remove(key?)?;
                 removed += 1;
             }
-            tree.apply_batch(batch)?;
         }
         Ok(PruneStats { removed })
     }
