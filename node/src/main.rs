@@ -211,12 +211,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Node(NodeCommand::Compact { config }) => {
             let config = config::Config::load(&config)?;
             let dir = &config.node.data_dir;
-            let done = hco_oracle::ledger::compact(dir).with_context(|| {
-                format!(
-                    "cannot compact the ledger in {} (is the node still running?)",
-                    dir.display()
-                )
-            })?;
+            let done = hco_oracle::ledger::compact(dir)
+                .with_context(|| format!("cannot compact the ledger in {}", dir.display()))?;
             println!(
                 "{}",
                 serde_json::json!({

@@ -38,7 +38,13 @@ pub fn compact(path: &Path) -> Result<Compaction, LedgerError> {
         }
     }
     let (before_bytes, after_bytes, records) = {
-        let old = sled::Config::new().path(path).open()?;
+        let old = sled::Config::new().path(path).open().map_err(|e| {
+            if super::lock_held(&e) {
+                LedgerError::InUse(path.to_path_buf())
+            } else {
+                e.into()
+            }
+        })?;
         let copy = sled::Config::new().path(&copy_path).open()?;
         let mut records = 0u64;
         for name in old.tree_names() {
@@ -147,7 +153,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ledger");
         let _running = sled::open(&path).unwrap();
-        assert!(compact(&path).is_err());
+        assert!(matches!(compact(&path), Err(LedgerError::InUse(p)) if p == path));
         assert!(path.exists());
     }
 }

@@ -75,6 +75,14 @@ pub enum LedgerError {
     /// A lock was poisoned by a panicking thread.
     #[error("internal lock poisoned by an earlier panic")]
     Poisoned,
+    /// Another process holds the ledger (a node still running or still stopping).
+    #[error("the ledger in {0} is held by another process: is the node still running?")]
+    InUse(std::path::PathBuf),
+}
+
+/// Whether sled refused to open a database because another handle holds its file lock.
+fn lock_held(e: &sled::Error) -> bool {
+    matches!(e, sled::Error::Io(io) if io.to_string().contains("could not acquire lock"))
 }
 
 /// The first issue of a challenge: re-requests return the same envelope.
@@ -162,9 +170,7 @@ impl Ledger {
         let db = loop {
             match config.open() {
                 Ok(db) => break db,
-                Err(sled::Error::Io(e))
-                    if attempts < 100 && e.to_string().contains("could not acquire lock") =>
-                {
+                Err(e) if attempts < 100 && lock_held(&e) => {
                     attempts += 1;
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }

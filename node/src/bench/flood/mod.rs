@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use hco_oracle::ledger::LedgerError;
 use hco_oracle::{Clock, SystemClock};
 use serde::Serialize;
 
@@ -296,7 +297,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         match hco_oracle::ledger::compact(&config.node.data_dir) {
             Ok(done) => break Some(done),
             // The node is still stopping (sled's lock is held).
-            Err(_) if compact_start.elapsed() < Duration::from_secs(30) => {
+            Err(LedgerError::InUse(_)) if compact_start.elapsed() < Duration::from_secs(30) => {
                 std::thread::sleep(Duration::from_millis(200));
             }
             Err(e) => {
