@@ -12,9 +12,10 @@
 //! share the members' cores; they run at `--client-nice` (default: the members' own
 //! `node.client_nice`, so they contend as equals with the threads that serve them, below the
 //! members' committee threads), and the CPU shares of both are reported. The same path is also
-//! timed from outside: every `--sample-every`th accepted identity is followed by pollers asking the other
-//! nodes until each shows it active — but pollers compete for the loaded nodes and fall behind
-//! (`poll_lag_p99_ms`), so those figures are an upper bound that can be far above the truth.
+//! timed from outside: every `--sample-every`th accepted identity is followed by pollers asking
+//! the other nodes until each shows it active — but pollers compete for the loaded nodes and
+//! fall behind (`poll_lag_p99_ms`), so those figures are an upper bound that can be far above
+//! the truth.
 //! Registration comes first and is not measured; the ceremony starts once every member holds
 //! every registration (bounded wait, `registry_settle_s`). Rejections, bans and lost sends are
 //! read from the nodes' metrics.
