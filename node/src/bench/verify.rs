@@ -2,6 +2,7 @@
 //! verification of valid responses per second — decode, issuer check, identity signature,
 //! replay check, family verify and a durable ledger write — both on all cores.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -42,6 +43,11 @@ struct Report {
     responses: usize,
     batch: usize,
     durable_flushes: u64,
+    /// Cores the baseline kept busy on average while it ran (CPU time over wall time).
+    raw_cores_busy: f64,
+    /// Cores the pipeline kept busy on average: below `threads`, it waited (flushes, the
+    /// commit lock) rather than computed.
+    pipeline_cores_busy: f64,
     family: &'static str,
 }
 
@@ -69,15 +75,18 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     // measurements shows up in both rather than skewing the ratio.
     tracing::info!(rounds = ROUNDS, "measuring");
     let (mut raw_time, mut full_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut raw_cpu, mut full_cpu) = (0.0, 0.0);
     let (mut raw_ok, mut accepted) = (0, 0);
     let per_round = n.div_ceil(ROUNDS);
     for (sigs, responses) in signatures.chunks(per_round).zip(encoded.chunks(per_round)) {
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), own_cpu_seconds());
         raw_ok += raw_verify(sigs, threads);
         raw_time += start.elapsed();
-        let start = Instant::now();
+        raw_cpu += own_cpu_seconds() - cpu;
+        let (start, cpu) = (Instant::now(), own_cpu_seconds());
         accepted += verify_pipeline(&oracle, responses, workers, batch, now + 2_000)?;
         full_time += start.elapsed();
+        full_cpu += own_cpu_seconds() - cpu;
     }
     anyhow::ensure!(raw_ok == n, "only {raw_ok} of {n} raw signatures verified");
     anyhow::ensure!(
@@ -96,6 +105,8 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         responses: n,
         batch,
         durable_flushes: oracle.ledger().flush_count() - flushes_before,
+        raw_cores_busy: (raw_cpu / raw_time.as_secs_f64() * 100.0).round() / 100.0,
+        pipeline_cores_busy: (full_cpu / full_time.as_secs_f64() * 100.0).round() / 100.0,
         family: "proof_of_work",
     };
     if args.json {
@@ -108,8 +119,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
 
 const ROUNDS: usize = 5;
 
-/// Decodes and verifies encoded responses with `workers` threads; returns how many were accepted
-/// (each acknowledged only once durable).
+/// CPU time this process has used so far (0 where the platform does not say).
+fn own_cpu_seconds() -> f64 {
+    super::load::cpu_seconds(std::process::id()).unwrap_or(0.0)
+}
+
+/// Decodes and verifies encoded responses with `workers` threads taking batches from one queue,
+/// as a server's verifiers take whatever has arrived; returns how many were accepted (each
+/// acknowledged only once durable).
 fn verify_pipeline(
     oracle: &Oracle,
     encoded: &[Vec<u8>],
@@ -117,13 +134,14 @@ fn verify_pipeline(
     batch: usize,
     now: u64,
 ) -> anyhow::Result<usize> {
+    let batches: Vec<&[Vec<u8>]> = encoded.chunks(batch).collect();
+    let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        let handles: Vec<_> = encoded
-            .chunks(encoded.len().div_ceil(workers).max(1))
-            .map(|share| {
-                s.spawn(move || -> anyhow::Result<usize> {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| -> anyhow::Result<usize> {
                     let mut accepted = 0;
-                    for chunk in share.chunks(batch) {
+                    while let Some(chunk) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let responses: Vec<Response> = chunk
                             .iter()
                             .filter_map(|b| Response::decode(b).ok())

@@ -6,7 +6,7 @@
 use axum::body::Body;
 use axum::http::StatusCode;
 use hco_challenges::{Class, Registry};
-use hco_oracle::{Ledger, SignedRegister, SignedRequest, testing};
+use hco_oracle::{Ledger, Oracle, SignedRegister, SignedRequest, testing};
 
 use super::tests::{call, harness_over, json};
 
@@ -31,32 +31,31 @@ fn ledger_over() -> (sled::Db, Ledger) {
 
 #[tokio::test]
 async fn a_storage_failure_in_the_batcher_stops_the_node() {
+    // The challenge is issued before a restart: the restarted node keeps nothing of the window
+    // in memory and reads its records from sled.
     let (db, ledger) = ledger_over();
-    let h = harness_over(ledger).await;
+    let params = testing::params_for(&[testing::node_id(&testing::key(1))]);
+    let now = params.genesis_ms + 1_000;
     let agent = testing::key(70);
-    let reg = SignedRegister::new(&agent, Class::Agent, h.now);
-    let (status, _, _) = call(&h.app, "POST", "/v1/identities", json(&reg)).await;
-    assert_eq!(status, StatusCode::CREATED);
-    let (status, view, _) = call(
-        &h.app,
-        "POST",
-        "/v1/challenges",
-        json(&SignedRequest::new(&agent, 0, 0)),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{view}");
-    let view: crate::api::ChallengeView = serde_json::from_value(view).unwrap();
-    let prompt = hco_challenges::Prompt {
-        family: view.prompt.family.clone(),
-        text: view.prompt.text.clone(),
-        data: serde_json::to_vec(&view.prompt.data).unwrap(),
-    };
-    let answer = Registry::builtin()
-        .get(&prompt.family)
+    let before_restart =
+        Oracle::new(params.clone(), Registry::builtin(), testing::key(1), ledger).unwrap();
+    before_restart
+        .register(&SignedRegister::new(&agent, Class::Agent, now), now)
         .unwrap()
-        .solve(&prompt)
         .unwrap();
-    let response = hco_oracle::Response::new(&agent, view.challenge, answer);
+    let issued = before_restart
+        .issue(&SignedRequest::new(&agent, 0, 0), now)
+        .unwrap()
+        .unwrap();
+    drop(before_restart);
+    let answer = Registry::builtin()
+        .get(&issued.prompt.family)
+        .unwrap()
+        .solve(&issued.prompt)
+        .unwrap();
+    let response = hco_oracle::Response::new(&agent, issued.challenge, answer);
+    let h = harness_over(Ledger::over(db.clone(), params.digest()).unwrap()).await;
+    assert_eq!(h.now, now);
 
     assert!(!h.node.supervisor.shutdown().is_cancelled());
     damage(&db, &["issued", "identities"]);

@@ -38,12 +38,11 @@ pub fn compact(path: &Path) -> Result<Compaction, LedgerError> {
         }
     }
     let (before_bytes, after_bytes, records) = {
-        let old = sled::Config::new().path(path).open().map_err(|e| {
-            if super::lock_held(&e) {
+        let old = super::open_when_free(&sled::Config::new().path(path)).map_err(|e| match e {
+            LedgerError::Storage(e) if super::lock_held(&e) => {
                 LedgerError::InUse(path.to_path_buf())
-            } else {
-                e.into()
             }
+            e => e,
         })?;
         let copy = sled::Config::new().path(&copy_path).open()?;
         let mut records = 0u64;
@@ -101,7 +100,12 @@ fn io(e: std::io::Error) -> LedgerError {
 mod tests {
     use super::*;
     use crate::Digest;
-    use crate::ledger::Ledger;
+    use crate::ledger::{Ledger, open_when_free};
+
+    /// The ledger's database, once the handle dropped just before has let go of it.
+    fn reopen(path: &Path) -> sled::Db {
+        open_when_free(&sled::Config::new().path(path)).unwrap()
+    }
 
     #[test]
     fn a_pruned_ledger_shrinks_keeps_every_record_and_reopens_under_its_parameters() {
@@ -110,7 +114,7 @@ mod tests {
         let params = Digest([7; 32]);
         drop(Ledger::open(&path, params).unwrap());
         {
-            let db = sled::open(&path).unwrap();
+            let db = reopen(&path);
             let tree = db.open_tree("junk").unwrap();
             for i in 0u32..20_000 {
                 tree.insert(i.to_be_bytes(), vec![0xAB; 500]).unwrap();
@@ -131,7 +135,7 @@ mod tests {
         );
         assert!(!sibling(&path, "compacting").exists());
         assert!(!sibling(&path, "before-compaction").exists());
-        let db = sled::open(&path).unwrap();
+        let db = reopen(&path);
         let tree = db.open_tree("junk").unwrap();
         assert_eq!(tree.len(), 200);
         assert_eq!(

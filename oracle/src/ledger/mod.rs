@@ -30,6 +30,7 @@ mod idle;
 pub mod keys;
 mod narrative;
 mod one_by_one;
+mod recent;
 mod sequence;
 
 use std::path::Path;
@@ -83,6 +84,23 @@ pub enum LedgerError {
 /// Whether sled refused to open a database because another handle holds its file lock.
 fn lock_held(e: &sled::Error) -> bool {
     matches!(e, sled::Error::Io(io) if io.to_string().contains("could not acquire lock"))
+}
+
+/// Opens the database of `config`, retrying for up to two seconds while its file lock is held:
+/// a handle dropped a moment ago in this process can leave sled's background flusher holding
+/// it (another process holding the lock keeps it, and the error is returned).
+fn open_when_free(config: &sled::Config) -> Result<sled::Db, LedgerError> {
+    let mut attempts = 0;
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(e) if attempts < 100 && lock_held(&e) => {
+                attempts += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// The first issue of a challenge: re-requests return the same envelope.
@@ -147,6 +165,8 @@ pub struct Ledger {
     excluded: sled::Tree,
     narrative_sets: sled::Tree,
     commit: GroupCommit,
+    /// What the newest windows' answers and issues are, in memory (see `recent`).
+    recent: recent::Recent,
 }
 
 const PARAMS_KEY: &[u8] = b"params_digest";
@@ -166,18 +186,7 @@ impl Ledger {
     /// to two seconds before the error is returned (another process holding the lock keeps it).
     pub fn open(path: &Path, params: Digest) -> Result<Self, LedgerError> {
         let config = sled::Config::new().path(path).flush_every_ms(Some(500));
-        let mut attempts = 0;
-        let db = loop {
-            match config.open() {
-                Ok(db) => break db,
-                Err(e) if attempts < 100 && lock_held(&e) => {
-                    attempts += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                Err(e) => return Err(e.into()),
-            }
-        };
-        Self::with_db(db, params)
+        Self::with_db(open_when_free(&config)?, params)
     }
 
     /// A ledger in a temporary directory, removed when dropped (tests, simulator).
@@ -220,6 +229,7 @@ impl Ledger {
             narrative_sets: db.open_tree("narrative_sets")?,
             db,
             commit: GroupCommit::default(),
+            recent: recent::Recent::new(),
         })
     }
 
@@ -230,6 +240,12 @@ impl Ledger {
             self.db.flush()?;
             Ok(())
         })
+    }
+
+    /// Fingerprints held in memory for the newest windows' answers and issues (see the
+    /// `recent` module: at most some 12 million, 20–40 bytes each).
+    pub fn remembered(&self) -> usize {
+        self.recent.entries()
     }
 
     /// Flushes performed by [`Ledger::make_durable`] so far.
@@ -399,11 +415,16 @@ impl Ledger {
         record: &IssuedRecord,
     ) -> Result<IssuedRecord, LedgerError> {
         let key = keys::window_id_index(t, id, j);
+        self.meet(t);
         match self
             .issued
             .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(record)))?
         {
-            Ok(()) => Ok(record.clone()),
+            Ok(()) => {
+                self.recent
+                    .issued(t, &key, &record.challenge_id, &record.sig);
+                Ok(record.clone())
+            }
             Err(current) => match current.current {
                 Some(bytes) => decode("issued", &bytes),
                 None => Ok(record.clone()),
@@ -415,9 +436,11 @@ impl Ledger {
 
     /// Whether `(t, id, j)` was accepted.
     pub fn is_accepted(&self, t: u64, id: &IdentityId, j: u32) -> Result<bool, LedgerError> {
-        Ok(self
-            .accepted
-            .contains_key(keys::window_id_index(t, id, j))?)
+        let key = keys::window_id_index(t, id, j);
+        if self.recent.surely_unanswered(t, &key) {
+            return Ok(false);
+        }
+        Ok(self.accepted.contains_key(key)?)
     }
 
     /// The acceptance of `(t, id, j)`.
@@ -443,13 +466,16 @@ impl Ledger {
         for sealed in batch {
             let c = sealed.acceptance.challenge();
             let key = keys::window_id_index(c.t, &c.id, c.j);
-            if !seen.insert(key) || self.accepted.contains_key(key)? {
+            self.meet(c.t);
+            if !seen.insert(key)
+                || (!self.recent.surely_unanswered(c.t, &key) && self.accepted.contains_key(key)?)
+            {
                 continue;
             }
             writes.push((key, sealed.encode()));
         }
         let fresh = writes.len();
-        one_by_one::insert_all(&self.accepted, writes)?;
+        self.insert_answers(writes)?;
         Ok(fresh)
     }
 
@@ -470,15 +496,69 @@ impl Ledger {
     /// Writes acceptances the caller has just checked to be absent under its commit lock
     /// (the verification path), skipping the second lookup of [`Ledger::insert_acceptances`].
     pub(crate) fn insert_checked(&self, batch: &[SealedAcceptance]) -> Result<(), LedgerError> {
+        let mut met = None;
         let writes = batch
             .iter()
             .map(|sealed| {
                 let c = sealed.acceptance.challenge();
+                if met != Some(c.t) {
+                    self.meet(c.t);
+                    met = Some(c.t);
+                }
                 (keys::window_id_index(c.t, &c.id, c.j), sealed.encode())
             })
             .collect();
-        one_by_one::insert_all(&self.accepted, writes)?;
-        Ok(())
+        self.insert_answers(writes)
+    }
+
+    /// Writes acceptances of windows already met, and remembers them as answered.
+    fn insert_answers(&self, writes: Vec<([u8; 44], Vec<u8>)>) -> Result<(), LedgerError> {
+        let keys: Vec<[u8; 44]> = writes.iter().map(|(key, _)| *key).collect();
+        let written = one_by_one::insert_all(&self.accepted, writes);
+        // Also after a failed write: some keys may have landed, and a key remembered as
+        // answered that was not is only a sled read more.
+        for key in &keys {
+            self.recent.answered(keys::t_of(key).unwrap_or(0), key);
+        }
+        Ok(written?)
+    }
+
+    /// Starts holding window `t` in memory if it is new (see `recent`). Call before writing
+    /// an answer or an issue of `t`.
+    fn meet(&self, t: u64) {
+        self.recent.meet(t, || {
+            let prefix = keys::window(t);
+            Ok(self
+                .accepted
+                .scan_prefix(prefix)
+                .next()
+                .transpose()?
+                .is_some()
+                || self
+                    .answered
+                    .scan_prefix(prefix)
+                    .next()
+                    .transpose()?
+                    .is_some())
+        });
+    }
+
+    /// Whether `(challenge_id, sig)` is the envelope first issued as `(t, id, j)`.
+    pub fn issued_matches(
+        &self,
+        t: u64,
+        id: &IdentityId,
+        j: u32,
+        challenge_id: &Digest,
+        sig: &Sig,
+    ) -> Result<bool, LedgerError> {
+        let key = keys::window_id_index(t, id, j);
+        if let Some(matches) = self.recent.issued_matches(t, &key, challenge_id, sig) {
+            return Ok(matches);
+        }
+        Ok(self
+            .issued(t, id, j)?
+            .is_some_and(|rec| rec.sig == *sig && rec.challenge_id == *challenge_id))
     }
 
     /// All acceptances of window `t`, in key order.
@@ -614,6 +694,7 @@ impl Ledger {
     /// kept).
     pub fn prune_before(&self, t: u64) -> Result<PruneStats, LedgerError> {
         let end = keys::window(t);
+        self.recent.prune_before(t);
         let mut removed = 0;
         for tree in [
             &self.issued,

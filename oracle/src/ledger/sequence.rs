@@ -27,10 +27,13 @@ impl Ledger {
         record: &AnsweredRecord,
     ) -> Result<bool, LedgerError> {
         let key = keys::window_id_index(t, id, j);
-        Ok(self
+        self.meet(t);
+        let stored = self
             .answered
             .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(record)))?
-            .is_ok())
+            .is_ok();
+        self.recent.answered(t, &key);
+        Ok(stored)
     }
 
     /// The answered-marker of `(t, id, j)`.
@@ -40,8 +43,12 @@ impl Ledger {
         id: &IdentityId,
         j: u32,
     ) -> Result<Option<AnsweredRecord>, LedgerError> {
+        let key = keys::window_id_index(t, id, j);
+        if self.recent.surely_unanswered(t, &key) {
+            return Ok(None);
+        }
         self.answered
-            .get(keys::window_id_index(t, id, j))?
+            .get(key)?
             .map(|v| decode("answered", &v))
             .transpose()
     }
@@ -49,6 +56,9 @@ impl Ledger {
     /// Whether `(t, id, j)` was answered, right (accepted) or wrong (marked).
     pub fn is_answered(&self, t: u64, id: &IdentityId, j: u32) -> Result<bool, LedgerError> {
         let key = keys::window_id_index(t, id, j);
+        if self.recent.surely_unanswered(t, &key) {
+            return Ok(false);
+        }
         Ok(self.accepted.contains_key(key)? || self.answered.contains_key(key)?)
     }
 

@@ -5,13 +5,16 @@
 //! A member that records another's acceptance thus re-runs everything the issuer ran except
 //! what depends on the window secret `w_t` (the prompt, the answer key, the exact opening
 //! moment inside the step's phase); those are left to the audit once `w_t` is revealed.
+//!
+//! The issuer's own first check, that an envelope is one it issued ([`Oracle::check_ours`]),
+//! is here too: every path that takes an answer (final, staged, live) starts with it.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use hco_challenges::Family;
 
-use crate::{Challenge, FamilyConfig, Profile, Reason, Timestamp};
+use crate::{Challenge, Digest, FamilyConfig, Profile, Reason, SignedChallenge, Timestamp};
 
 use super::{Oracle, Outcome};
 
@@ -26,6 +29,30 @@ pub(super) struct Envelope<'p> {
 }
 
 impl Oracle {
+    /// Checks that `signed` is an envelope this node issued, byte for byte, against its record
+    /// of the issue rather than by the signature (which is checked only to name the refusal);
+    /// returns the envelope's id.
+    pub(super) fn check_ours(&self, signed: &SignedChallenge) -> Outcome<Digest> {
+        let c = &signed.challenge;
+        if c.issuer != self.node {
+            return Ok(Err(match signed.check_signature() {
+                Ok(()) => Reason::NotAssignedIssuer { assigned: c.issuer },
+                Err(reason) => reason,
+            }));
+        }
+        let challenge_id = c.challenge_id();
+        if !self
+            .ledger
+            .issued_matches(c.t, &c.id, c.j, &challenge_id, &signed.sig)?
+        {
+            return Ok(Err(match signed.check_signature() {
+                Ok(()) => Reason::UnknownChallenge,
+                Err(reason) => reason,
+            }));
+        }
+        Ok(Ok(challenge_id))
+    }
+
     /// Checks challenge `c`, answered with `answer` and received at `at`, in the issuer's
     /// order: the window is open (or in grace) at `at`; `c` was issued inside the identity's
     /// slot; `at` is within `[issued_at, deadline]`; the identity is registered; `j` is in

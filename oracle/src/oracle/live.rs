@@ -34,23 +34,10 @@ impl Oracle {
         if c.family != family {
             return Ok(Err(Reason::UnknownFamily(c.family.clone())));
         }
-        if c.issuer != self.node {
-            return Ok(Err(match signed.check_signature() {
-                Ok(()) => Reason::NotAssignedIssuer { assigned: c.issuer },
-                Err(reason) => reason,
-            }));
-        }
-        let challenge_id = c.challenge_id();
-        let issued = self.ledger.issued(c.t, &c.id, c.j)?;
-        if !issued
-            .as_ref()
-            .is_some_and(|rec| rec.sig == signed.sig && rec.challenge_id == challenge_id)
-        {
-            return Ok(Err(match signed.check_signature() {
-                Ok(()) => Reason::UnknownChallenge,
-                Err(reason) => reason,
-            }));
-        }
+        let challenge_id = match self.check_ours(signed)? {
+            Ok(id) => id,
+            Err(reason) => return Ok(Err(reason)),
+        };
         if let Err(reason) = self.params.window_open(c.t, now) {
             return Ok(Err(reason));
         }

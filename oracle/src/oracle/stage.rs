@@ -47,23 +47,10 @@ impl Oracle {
                 "a stage answer reads `stage {k}:{answer to stages 1..=k}`".into(),
             )));
         };
-        if c.issuer != self.node {
-            return Ok(Err(match r.challenge.check_signature() {
-                Ok(()) => Reason::NotAssignedIssuer { assigned: c.issuer },
-                Err(reason) => reason,
-            }));
-        }
-        let challenge_id = c.challenge_id();
-        let issued = self.ledger.issued(c.t, &c.id, c.j)?;
-        if !issued
-            .as_ref()
-            .is_some_and(|rec| rec.sig == r.challenge.sig && rec.challenge_id == challenge_id)
-        {
-            return Ok(Err(match r.challenge.check_signature() {
-                Ok(()) => Reason::UnknownChallenge,
-                Err(reason) => reason,
-            }));
-        }
+        let challenge_id = match self.check_ours(&r.challenge)? {
+            Ok(id) => id,
+            Err(reason) => return Ok(Err(reason)),
+        };
         // The checks of a final answer that need no secret, on the partial answer.
         let (profile, family) = match self.check_envelope(c, partial, now)? {
             Ok(envelope) => (envelope.profile, envelope.family.clone()),

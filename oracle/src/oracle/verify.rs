@@ -244,24 +244,11 @@ impl Oracle {
         if let Err(reason) = crate::messages::check_version(r.version) {
             return Ok(Err(reason));
         }
-        // 1. Issuer signature: ours is checked against our own record of what we issued.
-        if c.issuer != self.node {
-            return Ok(Err(match r.challenge.check_signature() {
-                Ok(()) => Reason::NotAssignedIssuer { assigned: c.issuer },
-                Err(reason) => reason,
-            }));
-        }
-        let issued = self.ledger.issued(c.t, &c.id, c.j)?;
-        let challenge_id = c.challenge_id();
-        let matches = issued
-            .as_ref()
-            .is_some_and(|rec| rec.sig == r.challenge.sig && rec.challenge_id == challenge_id);
-        if !matches {
-            return Ok(Err(match r.challenge.check_signature() {
-                Ok(()) => Reason::UnknownChallenge,
-                Err(reason) => reason,
-            }));
-        }
+        // 1. Issuer: ours, checked against our own record of what we issued.
+        let challenge_id = match self.check_ours(&r.challenge)? {
+            Ok(id) => id,
+            Err(reason) => return Ok(Err(reason)),
+        };
         // 2–6. Window and grace, slot and step phase, deadline, registration and class, index
         // and family, answer size: the checks every member repeats on our acceptance.
         let envelope = match self.check_envelope(c, &r.answer, now)? {

@@ -96,6 +96,8 @@ fn a_second_answer_is_already_answered_for_any_class() {
     let now = params.window_start(0) + 1_000;
     // (identity, challenge, right answer, marker) of the wrong first answers, for the reopen.
     let mut kept = Vec::new();
+    // (identity, challenge, right answer) of the accepted ones, for the reopen.
+    let mut accepted_kept = Vec::new();
     let classes = [
         (Class::Human, "arithmetic_reasoning", "answer_mismatch", 100),
         (Class::Agent, "proof_of_work", "hash_mismatch", 200),
@@ -217,6 +219,7 @@ fn a_second_answer_is_already_answered_for_any_class() {
         }
         assert!(o.ledger().answered(0, &id, 0).unwrap().is_none());
         assert!(o.ledger().is_answered(0, &id, 0).unwrap());
+        accepted_kept.push((c.clone(), issued, right));
     }
 
     // The markers are durable: after a reopen of the data directory they are still there and
@@ -236,6 +239,27 @@ fn a_second_answer_is_already_answered_for_any_class() {
             "already_answered"
         );
     }
+    // So are the acceptances, though the reopened node remembers nothing of the window in
+    // memory; and a challenge issued and accepted after the reopen, in the same window, is
+    // answered once too.
+    for (key, issued, right) in &accepted_kept {
+        assert_eq!(
+            code(answer(&o, key, issued, right, now + 400)),
+            "already_answered"
+        );
+    }
+    let late = testing::key(300);
+    register(&o, &late, Class::Agent, now + 400);
+    let issued = request(&o, &late, 0, 0, now + 400).unwrap();
+    let right = solve(&o, &issued);
+    assert_eq!(
+        code(answer(&o, &late, &issued, &right, now + 500)),
+        "accepted"
+    );
+    assert_eq!(
+        code(answer(&o, &late, &issued, &right, now + 600)),
+        "already_answered"
+    );
     // Pruning the window removes them with the rest of it.
     o.ledger().prune_before(1).unwrap();
     assert_eq!(o.ledger().answered_count(0), 0);

@@ -90,6 +90,9 @@ pub struct Report {
     pub rss_mb: f64,
     pub rss_end_mb: f64,
     pub ram_mb_per_million: f64,
+    /// Fingerprints the issuer's ledger holds in memory for the window's answers and issues
+    /// once it is recorded (part of `rss_mb`; see the ledger's `recent` module).
+    pub remembered_fingerprints: usize,
     pub extrapolation: Extrapolation,
 }
 
@@ -151,6 +154,7 @@ pub fn measure(args: &ScaleArgs) -> anyhow::Result<Report> {
     anyhow::ensure!(accepted as u64 == n, "only {accepted} of {n} accepted");
     issuer.ledger().make_durable()?;
     let disk_bytes = phases::dir_bytes(&a_dir);
+    let remembered_fingerprints = issuer.ledger().remembered();
 
     tracing::info!("certifying");
     let close = params.closes_at(t) + 1_000;
@@ -248,6 +252,7 @@ pub fn measure(args: &ScaleArgs) -> anyhow::Result<Report> {
         rss_mb: round(rss_mb, 1),
         rss_end_mb: round(rss(), 1),
         ram_mb_per_million,
+        remembered_fingerprints,
         extrapolation: extrapolate(inputs),
     })
 }

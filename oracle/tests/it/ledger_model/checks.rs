@@ -1,7 +1,7 @@
 //! What the model test compares after every operation: each lookup and listing of the ledger
 //! against the model, for every identity, credential, node and window of the small domains.
 
-use hco_oracle::{Digest, IdentityId, Ledger, NodeId};
+use hco_oracle::{Digest, IdentityId, Ledger, NodeId, Sig};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -70,6 +70,17 @@ pub fn check_window(l: &Ledger, model: &Model, t: u64) -> Result<(), TestCaseErr
             let k = (t, who, j);
             let issued = l.issued(t, &id(who), j).unwrap().map(|r| r.issued_at);
             prop_assert_eq!(issued, model.issued.get(&k).copied());
+            // Every issue in the model stores the same envelope (zero id and signature).
+            let (envelope, other) = (Sig([0; 64]), Sig([1; 64]));
+            prop_assert_eq!(
+                l.issued_matches(t, &id(who), j, &Digest::ZERO, &envelope)
+                    .unwrap(),
+                model.issued.contains_key(&k)
+            );
+            prop_assert!(
+                !l.issued_matches(t, &id(who), j, &Digest::ZERO, &other)
+                    .unwrap()
+            );
             prop_assert_eq!(
                 l.is_accepted(t, &id(who), j).unwrap(),
                 model.accepted.contains(&k)

@@ -1,0 +1,281 @@
+//! What the ledger remembers in memory about its newest windows, so that verifying a fresh
+//! answer reads nothing from sled but the write it makes: whether `(t, id, j)` was answered,
+//! and which envelope was issued under it.
+//!
+//! Both are 64-bit fingerprints under a key drawn at random for each process, so no one can
+//! choose keys that collide:
+//! - **answered** (accepted or marked wrong), per window: a window is *tracked* when the
+//!   ledger held nothing answered for it when this process first met it, and every later
+//!   write of an acceptance or a marker adds its key before the write is acknowledged. In a
+//!   tracked window a key that is absent was never answered; one that is present may have
+//!   been (a fingerprint collision, or an acceptance the audit removed since) and is read
+//!   from sled. A window that already held answers when first met (a restart in mid-window)
+//!   is read from sled throughout.
+//! - **issued**: the envelope stored by a first issue in this process. Issue records are
+//!   never rewritten, only pruned with their window, so a fingerprint that matches is the
+//!   record, and one that differs is another envelope.
+//!
+//! Only the [`KEEP_WINDOWS`] newest windows are held, and at most [`MAX_ENTRIES`]
+//! fingerprints in all: a window past either bound is forgotten, and every question about it
+//! goes to sled, which is always right.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Mutex;
+
+use crate::{Digest, Sig};
+
+/// Windows held: the current one, the one before it (answers in its grace) and the next.
+pub const KEEP_WINDOWS: u64 = 3;
+
+/// Fingerprints held in all (about 20–40 bytes each): some 250–500 MB at most.
+pub const MAX_ENTRIES: usize = 12_000_000;
+
+/// A key `t ‖ id ‖ j` as the ledger stores it.
+pub type Key = [u8; 44];
+
+#[derive(Default)]
+struct Window {
+    /// Whether every answer of this window is in `answered` (see the module doc).
+    tracked: bool,
+    answered: HashSet<u64>,
+    issued: HashMap<u64, u64>,
+}
+
+impl Window {
+    fn entries(&self) -> usize {
+        self.answered.len() + self.issued.len()
+    }
+}
+
+#[derive(Default)]
+struct Windows {
+    by_t: BTreeMap<u64, Window>,
+    entries: usize,
+}
+
+impl Windows {
+    /// Whether window `t` is too old to hold (the newest windows are kept).
+    fn too_old(&self, t: u64) -> bool {
+        self.by_t
+            .last_key_value()
+            .is_some_and(|(newest, _)| t.saturating_add(KEEP_WINDOWS) <= *newest)
+    }
+
+    fn forget(&mut self, t: u64) {
+        if let Some(w) = self.by_t.remove(&t) {
+            self.entries -= w.entries();
+        }
+    }
+
+    /// Room for one more fingerprint in window `t`, forgetting `t` itself when full.
+    fn room(&mut self, t: u64) -> Option<&mut Window> {
+        if self.entries >= MAX_ENTRIES {
+            self.forget(t);
+            return None;
+        }
+        self.by_t.get_mut(&t)
+    }
+}
+
+/// See the module doc.
+pub struct Recent {
+    windows: Mutex<Windows>,
+    fingerprint: RandomState,
+}
+
+impl Recent {
+    pub fn new() -> Self {
+        Self {
+            windows: Mutex::new(Windows::default()),
+            fingerprint: RandomState::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Windows> {
+        // The state is a cache of sled: one a panicking thread left is still right, since
+        // each change is a single insert or removal.
+        self.windows
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn key_fp(&self, key: &Key) -> u64 {
+        self.fingerprint.hash_one(key)
+    }
+
+    fn envelope_fp(&self, challenge_id: &Digest, sig: &Sig) -> u64 {
+        self.fingerprint.hash_one((challenge_id.0, sig.0))
+    }
+
+    /// Starts holding window `t` if it is new and not too old; `holds_answers` says whether
+    /// sled has any answer of `t` (asked only then). Call before writing an answer of `t`.
+    pub fn meet(&self, t: u64, holds_answers: impl FnOnce() -> Result<bool, sled::Error>) {
+        let mut w = self.lock();
+        if w.by_t.contains_key(&t) || w.too_old(t) {
+            return;
+        }
+        // Asked under the lock: a writer meets the window before it writes, so no answer can
+        // land between this look and the window being held.
+        let tracked = matches!(holds_answers(), Ok(false));
+        w.by_t.insert(
+            t,
+            Window {
+                tracked,
+                ..Window::default()
+            },
+        );
+        while w.by_t.len() as u64 > KEEP_WINDOWS {
+            let Some(oldest) = w.by_t.keys().next().copied() else {
+                break;
+            };
+            w.forget(oldest);
+        }
+    }
+
+    /// Records that `key` of window `t` was answered (after the write to sled, before the
+    /// write is acknowledged).
+    pub fn answered(&self, t: u64, key: &Key) {
+        let fp = self.key_fp(key);
+        let mut w = self.lock();
+        if let Some(window) = w.room(t)
+            && window.answered.insert(fp)
+        {
+            w.entries += 1;
+        }
+    }
+
+    /// Whether `key` of window `t` was surely never answered (false: only sled can tell).
+    pub fn surely_unanswered(&self, t: u64, key: &Key) -> bool {
+        let fp = self.key_fp(key);
+        let w = self.lock();
+        w.by_t
+            .get(&t)
+            .is_some_and(|window| window.tracked && !window.answered.contains(&fp))
+    }
+
+    /// Records the envelope first issued under `key` of window `t`.
+    pub fn issued(&self, t: u64, key: &Key, challenge_id: &Digest, sig: &Sig) {
+        let (fp, envelope) = (self.key_fp(key), self.envelope_fp(challenge_id, sig));
+        let mut w = self.lock();
+        if let Some(window) = w.room(t)
+            && window.issued.insert(fp, envelope).is_none()
+        {
+            w.entries += 1;
+        }
+    }
+
+    /// Whether the envelope `(challenge_id, sig)` is the one issued under `key` of window `t`;
+    /// `None` when only sled can tell.
+    pub fn issued_matches(
+        &self,
+        t: u64,
+        key: &Key,
+        challenge_id: &Digest,
+        sig: &Sig,
+    ) -> Option<bool> {
+        let (fp, envelope) = (self.key_fp(key), self.envelope_fp(challenge_id, sig));
+        let w = self.lock();
+        w.by_t
+            .get(&t)?
+            .issued
+            .get(&fp)
+            .map(|held| *held == envelope)
+    }
+
+    /// Forgets the windows before `t` (pruned from sled).
+    pub fn prune_before(&self, t: u64) {
+        let mut w = self.lock();
+        let old: Vec<u64> = w.by_t.range(..t).map(|(t, _)| *t).collect();
+        for t in old {
+            w.forget(t);
+        }
+    }
+
+    /// Fingerprints held (for the scale benchmark's memory figures and the tests).
+    pub fn entries(&self) -> usize {
+        self.lock().entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(t: u64, n: u8) -> Key {
+        let mut k = [n; 44];
+        k[..8].copy_from_slice(&t.to_be_bytes());
+        k
+    }
+
+    #[test]
+    fn a_window_met_empty_answers_for_itself() {
+        let r = Recent::new();
+        assert!(!r.surely_unanswered(5, &key(5, 1)), "not met yet");
+        r.meet(5, || Ok(false));
+        assert!(r.surely_unanswered(5, &key(5, 1)));
+        r.answered(5, &key(5, 1));
+        assert!(!r.surely_unanswered(5, &key(5, 1)), "answered: ask sled");
+        assert!(r.surely_unanswered(5, &key(5, 2)));
+    }
+
+    #[test]
+    fn a_window_met_with_answers_is_left_to_sled() {
+        let r = Recent::new();
+        r.meet(5, || Ok(true));
+        assert!(!r.surely_unanswered(5, &key(5, 2)));
+        r.meet(6, || Err(sled::Error::Unsupported("test".into())));
+        assert!(
+            !r.surely_unanswered(6, &key(6, 2)),
+            "a failed look is not trusted"
+        );
+    }
+
+    #[test]
+    fn a_window_is_met_once() {
+        let r = Recent::new();
+        r.meet(5, || Ok(false));
+        r.answered(5, &key(5, 1));
+        r.meet(5, || panic!("asked again"));
+        assert!(!r.surely_unanswered(5, &key(5, 1)));
+    }
+
+    #[test]
+    fn issued_envelopes_match_only_themselves() {
+        let r = Recent::new();
+        let (id, sig) = (Digest([1; 32]), Sig([2; 64]));
+        r.meet(5, || Ok(false));
+        assert_eq!(r.issued_matches(5, &key(5, 1), &id, &sig), None);
+        r.issued(5, &key(5, 1), &id, &sig);
+        assert_eq!(r.issued_matches(5, &key(5, 1), &id, &sig), Some(true));
+        assert_eq!(
+            r.issued_matches(5, &key(5, 1), &id, &Sig([3; 64])),
+            Some(false)
+        );
+        assert_eq!(r.issued_matches(5, &key(5, 2), &id, &sig), None);
+    }
+
+    #[test]
+    fn only_the_newest_windows_are_held() {
+        let r = Recent::new();
+        for t in 0..=KEEP_WINDOWS {
+            r.meet(t, || Ok(false));
+            r.answered(t, &key(t, 1));
+        }
+        assert_eq!(r.entries(), KEEP_WINDOWS as usize);
+        assert!(!r.surely_unanswered(0, &key(0, 2)), "window 0 forgotten");
+        assert!(r.surely_unanswered(1, &key(1, 2)));
+        r.meet(0, || panic!("too old to hold again"));
+        r.prune_before(KEEP_WINDOWS);
+        assert!(!r.surely_unanswered(1, &key(1, 2)), "pruned");
+        assert_eq!(r.entries(), 1);
+    }
+
+    #[test]
+    fn unmet_windows_record_nothing() {
+        let r = Recent::new();
+        r.answered(5, &key(5, 1));
+        r.issued(5, &key(5, 1), &Digest([1; 32]), &Sig([2; 64]));
+        assert_eq!(r.entries(), 0);
+    }
+}
