@@ -493,8 +493,9 @@ impl Ledger {
         Ok(())
     }
 
-    /// Writes acceptances the caller has just checked to be absent under its commit lock
-    /// (the verification path), skipping the second lookup of [`Ledger::insert_acceptances`].
+    /// Writes acceptances the caller has found absent under its commit lock and holds as
+    /// answered until this returns (the verification path), skipping the second lookup of
+    /// [`Ledger::insert_acceptances`].
     pub(crate) fn insert_checked(&self, batch: &[SealedAcceptance]) -> Result<(), LedgerError> {
         let mut met = None;
         let writes = batch

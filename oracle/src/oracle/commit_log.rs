@@ -7,11 +7,17 @@
 //! the ledger as before.
 //!
 //! Correct because every writer of answered state (`verify_responses`, wrong stage answers,
-//! `record_remote`) writes under the commit lock and records its commit here before releasing
-//! it, and a commit's number is published only after its writes: a batch that read number `e`
-//! sees in the ledger every write of commits up to `e`, and finds those after `e` here.
+//! `record_remote`) decides under the commit lock and records its commit here before releasing
+//! it, and a commit's number is published only once each of its answers is in the ledger or
+//! in [`Unwritten`]: a batch that read number `e` finds every answer of commits up to `e` in
+//! `Unwritten` or the ledger (asked in that order), and those after `e` here.
+//!
+//! Verification writes its acceptances after the lock (sealing and writing a batch is most of
+//! its commit; under the lock another batch's workers waited for it). Its answered-markers and
+//! counters are still written under the lock, so the ledger alone answers for them.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::IdentityId;
@@ -39,6 +45,39 @@ impl LastCommit {
     /// The number to note before reading the ledger without the lock.
     pub(crate) fn get(&self) -> u64 {
         self.0.load(Ordering::Acquire)
+    }
+}
+
+/// Acceptances decided under the commit lock whose records are still being written after it.
+/// A key leaves only once its record is in the ledger; after a failed write it stays
+/// (answered, as far as this node can tell).
+#[derive(Debug, Default)]
+pub(crate) struct Unwritten(Mutex<HashSet<AnsweredKey>>);
+
+impl Unwritten {
+    fn keys(&self) -> std::sync::MutexGuard<'_, HashSet<AnsweredKey>> {
+        // Each change is one insert or removal: a set a panicking thread left is still right.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Holds `keys` as answered; call under the commit lock, before publishing the commit.
+    pub(crate) fn hold(&self, keys: impl IntoIterator<Item = AnsweredKey>) {
+        self.keys().extend(keys);
+    }
+
+    /// Lets `keys` go, once their records are in the ledger.
+    pub(crate) fn release(&self, keys: &[AnsweredKey]) {
+        let mut held = self.keys();
+        for key in keys {
+            held.remove(key);
+        }
+    }
+
+    /// Whether `key` is held.
+    pub(crate) fn contains(&self, key: &AnsweredKey) -> bool {
+        self.keys().contains(key)
     }
 }
 

@@ -55,7 +55,7 @@ impl Oracle {
         if !sign::verify_many_parsed(&[(key.as_ref(), &digest, sig)])[0] {
             return Ok(Err(Reason::BadIdentitySignature));
         }
-        if self.ledger.is_answered(c.t, &c.id, c.j)? {
+        if self.is_answered(c.t, &c.id, c.j)? {
             return Ok(Err(Reason::AlreadyAnswered));
         }
         let w_t = window_secret(&self.node_secret, c.t);

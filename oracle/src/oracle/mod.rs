@@ -75,6 +75,8 @@ pub struct Oracle {
     commit: Mutex<commit_log::CommitLog>,
     /// The last commit's number, noted by a batch before its lock-free ledger reads.
     last_commit: commit_log::LastCommit,
+    /// Acceptances decided but still being written (see [`commit_log::Unwritten`]).
+    unwritten: commit_log::Unwritten,
     /// Parsed identity keys.
     keys: crate::key_cache::KeyCache,
     /// Registered profiles (class, visual opt-out) of identities seen recently.
@@ -122,6 +124,7 @@ impl Oracle {
             ledger,
             commit: Mutex::new(commit_log::CommitLog::default()),
             last_commit: commit_log::LastCommit::default(),
+            unwritten: commit_log::Unwritten::default(),
             beacon_cache: Mutex::new(None),
             evidence_observer: OnceLock::new(),
             part_observer: OnceLock::new(),
@@ -145,6 +148,12 @@ impl Oracle {
     /// The ledger.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
+    }
+
+    /// Whether `(t, id, j)` was answered: decided by a batch still writing it, or in the
+    /// ledger. In that order: a batch lets its keys go only once they are in the ledger.
+    fn is_answered(&self, t: u64, id: &IdentityId, j: u32) -> Result<bool, LedgerError> {
+        Ok(self.unwritten.contains(&(t, *id, j)) || self.ledger.is_answered(t, id, j)?)
     }
 
     /// Sets what is told of each piece of evidence when it is first stored in the ledger

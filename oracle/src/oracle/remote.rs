@@ -75,7 +75,18 @@ impl Oracle {
         }
         let (fresh, counters_raised) = {
             let mut log = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
-            let fresh = self.ledger.insert_acceptances(batch)?;
+            // One this node decided and is still writing is held already (as when written).
+            let unwritten = |s: &SealedAcceptance| {
+                let c = s.acceptance.challenge();
+                self.unwritten.contains(&(c.t, c.id, c.j))
+            };
+            let fresh = if batch.iter().any(unwritten) {
+                let rest: Vec<SealedAcceptance> =
+                    batch.iter().filter(|s| !unwritten(s)).cloned().collect();
+                self.ledger.insert_acceptances(&rest)?
+            } else {
+                self.ledger.insert_acceptances(batch)?
+            };
             log.record(
                 batch.iter().map(|s| {
                     let c = s.acceptance.challenge();

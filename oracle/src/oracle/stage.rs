@@ -67,7 +67,7 @@ impl Oracle {
         if !crate::sign::verify_many_parsed(&[(key.as_ref(), &digest, &r.sig)])[0] {
             return Ok(Err(Reason::BadIdentitySignature));
         }
-        if self.ledger.is_answered(c.t, &c.id, c.j)? {
+        if self.is_answered(c.t, &c.id, c.j)? {
             return Ok(Err(Reason::AlreadyAnswered));
         }
         let w_t = window_secret(&self.node_secret, c.t);
@@ -89,7 +89,7 @@ impl Oracle {
                 .commit
                 .lock()
                 .map_err(|_| crate::LedgerError::Poisoned)?;
-            if self.ledger.is_answered(c.t, &c.id, c.j)? {
+            if self.is_answered(c.t, &c.id, c.j)? {
                 return Ok(Err(Reason::AlreadyAnswered));
             }
             let reason = Reason::Answer(reject);

@@ -1,5 +1,6 @@
 //! Verification of answers (DESIGN §5.4, §12): checks in a fixed order, identity signatures in
-//! one batch, then under the commit lock the replay check and the verdict. The first
+//! one batch, then under the commit lock the replay check and the verdict; the acceptances
+//! are sealed and written after the lock (held meanwhile as answered). The first
 //! identity-signed answer to a challenge is final: a wrong (or too fast) one is recorded as
 //! answered, durably, before the reply, and any later answer is `already_answered`.
 
@@ -17,6 +18,21 @@ use crate::{
 
 use super::commit_log::AnsweredKey;
 use super::{Oracle, Outcome};
+
+/// Acceptances decided in a batch, by window, with their place in the batch.
+type ByWindow = BTreeMap<u64, Vec<(usize, Acceptance)>>;
+
+/// The challenges of decided acceptances.
+fn accepted_keys(by_window: &ByWindow) -> Vec<AnsweredKey> {
+    by_window
+        .values()
+        .flatten()
+        .map(|(_, a)| {
+            let c = a.challenge();
+            (c.t, c.id, c.j)
+        })
+        .collect()
+}
 
 /// A response that passed every check but the identity signature and the replay check.
 struct Checked<'a> {
@@ -79,20 +95,23 @@ impl Oracle {
                 results[*i] = Err(Reason::BadIdentitySignature);
             }
         }
-        // Replay check, answer verdict, seal and write, under the commit lock.
+        // Replay check and answer verdict under the commit lock; seal and write after it.
         let mut out: Vec<Option<Result<SealedAcceptance, Reason>>> =
             Vec::with_capacity(responses.len());
         // Per-part verdicts of wrong answers, told to the observer once they are durable.
         let mut observed: Vec<(usize, Vec<bool>)> = Vec::new();
-        let answered = {
+        let (marked, accepted, keys) = {
             let mut log = self.commit.lock().map_err(|_| LedgerError::Poisoned)?;
             // The prechecks read the answered state without the lock: what was answered since
             // is in the log (or, where the log has forgotten, read again under the lock).
             let answered_after = log.answered_since(since);
             match self.commit_checked(results, answered_after, now, &mut out, &mut observed) {
-                Ok(answered) => {
-                    log.record(answered.iter().copied(), &self.last_commit);
-                    answered
+                Ok((marked, accepted)) => {
+                    let keys = accepted_keys(&accepted);
+                    // Held as answered until written below: the commit is published now.
+                    self.unwritten.hold(keys.iter().copied());
+                    log.record(marked.iter().chain(&keys).copied(), &self.last_commit);
+                    (marked, accepted, keys)
                 }
                 Err(e) => {
                     // Some writes may have landed: no later batch may trust the log for them.
@@ -101,7 +120,10 @@ impl Oracle {
                 }
             }
         };
-        if !answered.is_empty() {
+        // On a failed write the keys stay held: answered, as far as this node can tell.
+        self.write_accepted(accepted, &mut out)?;
+        self.unwritten.release(&keys);
+        if !keys.is_empty() || !marked.is_empty() {
             self.ledger.make_durable()?;
         }
         if let Some(observer) = self.part_observer.get() {
@@ -126,8 +148,10 @@ impl Oracle {
             .collect())
     }
 
-    /// Under the commit lock: the replay check, each answer's verdict, the seal and the
-    /// writes. Fills `out` (in order) and `observed`; returns the challenges it answered.
+    /// Under the commit lock: the replay check, each answer's verdict, and the writes of the
+    /// answered-markers and counters. Fills `out` (in order; an accepted answer's slot stays
+    /// empty until sealed) and `observed`; returns the challenges it marked answered wrong and
+    /// the acceptances to seal and write, by window.
     fn commit_checked<'a>(
         &self,
         results: Vec<Result<Checked<'a>, Reason>>,
@@ -135,9 +159,9 @@ impl Oracle {
         now: Timestamp,
         out: &mut Vec<Option<Result<SealedAcceptance, Reason>>>,
         observed: &mut Vec<(usize, Vec<bool>)>,
-    ) -> Result<Vec<AnsweredKey>, LedgerError> {
-        let mut answered: Vec<AnsweredKey> = Vec::new();
-        let mut by_window: BTreeMap<u64, Vec<(usize, Acceptance)>> = BTreeMap::new();
+    ) -> Result<(Vec<AnsweredKey>, ByWindow), LedgerError> {
+        let mut marked: Vec<AnsweredKey> = Vec::new();
+        let mut by_window = ByWindow::new();
         let mut in_batch = HashSet::new();
         // Counters moved by this batch's presence answers, checked against the ledger and
         // each other here, under the lock, so two assertions cannot both claim one count.
@@ -155,7 +179,7 @@ impl Oracle {
             let replayed = !in_batch.insert(key)
                 || match &answered_after {
                     Some(commits) => commits.iter().any(|keys| keys.contains(&key)),
-                    None => self.ledger.is_answered(c.t, &c.id, c.j)?,
+                    None => self.is_answered(c.t, &c.id, c.j)?,
                 };
             if replayed {
                 out.push(Some(Err(Reason::AlreadyAnswered)));
@@ -175,7 +199,7 @@ impl Oracle {
                             accepted_at: now,
                         },
                     ));
-                    out.push(None); // sealed below
+                    out.push(None); // sealed after the lock
                 }
                 Err(reason) => {
                     if reason.is_final_answer() {
@@ -184,7 +208,7 @@ impl Oracle {
                             code: reason.code().into(),
                         };
                         self.ledger.mark_answered(c.t, &c.id, c.j, &marker)?;
-                        answered.push(key);
+                        marked.push(key);
                         if let Some(parts) = checked.parts.take() {
                             observed.push((i, parts));
                         }
@@ -193,20 +217,28 @@ impl Oracle {
                 }
             }
         }
+        for ((id, credential), counter) in counters.drain() {
+            self.ledger.raise_counter(&id, &credential, counter)?;
+        }
+        Ok((marked, by_window))
+    }
+
+    /// Seals each window's acceptances with one signature and writes them, filling their slots
+    /// in `out`. Runs after the commit lock: the replay check has given each its own key.
+    fn write_accepted(
+        &self,
+        by_window: ByWindow,
+        out: &mut [Option<Result<SealedAcceptance, Reason>>],
+    ) -> Result<(), LedgerError> {
         for (t, entries) in by_window {
             let (indices, acceptances): (Vec<usize>, Vec<Acceptance>) = entries.into_iter().unzip();
             let sealed = seal_batch(&self.key, t, acceptances);
             self.ledger.insert_checked(&sealed)?;
             for (i, s) in indices.into_iter().zip(sealed) {
-                let c = s.acceptance.challenge();
-                answered.push((c.t, c.id, c.j));
                 out[i] = Some(Ok(s));
             }
         }
-        for ((id, credential), counter) in counters.drain() {
-            self.ledger.raise_counter(&id, &credential, counter)?;
-        }
-        Ok(answered)
+        Ok(())
     }
 
     /// Takes the counter an accepted presence answer moves to, if the network's counter rule
@@ -258,7 +290,7 @@ impl Oracle {
         let (profile, config, family) = (envelope.profile, envelope.config, envelope.family);
         // An answered challenge is refused below, after the signature check; skip the costly
         // regeneration of its key for floods of answers to it.
-        if self.ledger.is_answered(c.t, &c.id, c.j)? {
+        if self.is_answered(c.t, &c.id, c.j)? {
             return Ok(Ok(Checked {
                 response: r,
                 signing_digest: Response::digest_for(&challenge_id, &r.answer),

@@ -12,6 +12,7 @@ mod presence;
 mod proofs;
 mod rejections;
 mod remote_property;
+mod replay;
 mod rules_property;
 mod stages;
 mod support;
