@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use hco_challenges::{Class, Registry};
 use hco_oracle::audit::{Audited, audit_window};
 use hco_oracle::{
-    AuditReport, Ledger, Oracle, Response, SealedAcceptance, SignedRegister, SignedRequest,
-    Violation, seal_batch, testing,
+    AuditReport, Ledger, Oracle, Response, SealedAcceptance, Violation, seal_batch, testing,
 };
+
+use crate::support::register_and_issue;
 
 /// Enough acceptances for the audit to use every core.
 const N: u64 = 700;
@@ -25,14 +26,7 @@ fn window() -> (Oracle, Vec<SealedAcceptance>) {
     let responses: Vec<Response> = (0..N)
         .map(|i| {
             let id = testing::key(50_000 + i);
-            oracle
-                .register(&SignedRegister::new(&id, Class::Agent, now), now)
-                .unwrap()
-                .unwrap();
-            let issued = oracle
-                .issue(&SignedRequest::new(&id, 0, 0), now)
-                .unwrap()
-                .unwrap();
+            let issued = register_and_issue(&oracle, &id, Class::Agent, now);
             let family = oracle.registry().get(&issued.prompt.family).unwrap();
             let answer = family.solve(&issued.prompt).unwrap();
             Response::new(&id, issued.challenge, answer)

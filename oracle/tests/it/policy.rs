@@ -16,7 +16,7 @@ use hco_oracle::{
     SlotMode, Step, WindowPolicy, testing,
 };
 
-use crate::support::{footprint, reference, solve};
+use crate::support::{footprint, open_node, reference, solve};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -82,16 +82,7 @@ fn a_second_answer_is_already_answered_for_any_class() {
     let dir = tempfile::tempdir().unwrap();
     let node_key = testing::key(1);
     let params = testing::params_for(&[testing::node_id(&node_key)]);
-    let open = || {
-        let ledger = Ledger::open(dir.path(), params.digest()).unwrap();
-        Oracle::new(
-            params.clone(),
-            Registry::builtin(),
-            node_key.clone(),
-            ledger,
-        )
-        .unwrap()
-    };
+    let open = || open_node(dir.path(), &params, &node_key);
     let o = open();
     let now = params.window_start(0) + 1_000;
     // (identity, challenge, right answer, marker) of the wrong first answers, for the reopen.

@@ -3,10 +3,10 @@
 //! including while an accepting batch is still writing after the commit lock, and after a
 //! reopen of the ledger.
 
-use hco_challenges::{Class, Registry};
-use hco_oracle::{Ledger, Oracle, Response, SignedRegister, SignedRequest, testing};
+use hco_challenges::Class;
+use hco_oracle::{Response, testing};
 
-use crate::support::solve;
+use crate::support::{open_node, register_and_issue, solve};
 
 #[test]
 fn right_answers_spread_over_threads_are_each_accepted_once() {
@@ -17,28 +17,13 @@ fn right_answers_spread_over_threads_are_each_accepted_once() {
     let dir = tempfile::tempdir().unwrap();
     let node_key = testing::key(1);
     let params = testing::params_for(&[testing::node_id(&node_key)]);
-    let open = || {
-        let ledger = Ledger::open(dir.path(), params.digest()).unwrap();
-        Oracle::new(
-            params.clone(),
-            Registry::builtin(),
-            node_key.clone(),
-            ledger,
-        )
-        .unwrap()
-    };
+    let open = || open_node(dir.path(), &params, &node_key);
     let o = open();
     let now = params.window_start(0) + 1_000;
     let responses: Vec<Response> = (0..CHALLENGES)
         .map(|i| {
             let key = testing::key(500 + i);
-            o.register(&SignedRegister::new(&key, Class::Agent, now), now)
-                .unwrap()
-                .unwrap();
-            let issued = o
-                .issue(&SignedRequest::new(&key, 0, 0), now)
-                .unwrap()
-                .unwrap();
+            let issued = register_and_issue(&o, &key, Class::Agent, now);
             let right = solve(&o, &issued);
             Response::new(&key, issued.challenge, right)
         })

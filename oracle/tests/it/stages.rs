@@ -7,11 +7,10 @@ use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
 use hco_oracle::secret::{challenge_seed, node_secret, window_secret};
 use hco_oracle::{
-    FamilyConfig, IssuedChallenge, Oracle, Reason, Response, SignedRegister, SignedRequest, Step,
-    WindowPolicy, testing,
+    FamilyConfig, IssuedChallenge, Oracle, Reason, Response, Step, WindowPolicy, testing,
 };
 
-use crate::support::{Net, footprint, reference};
+use crate::support::{Net, footprint, reference, register_and_issue};
 
 /// One node whose human identities draw `interactive_reasoning` alone, 20 s to answer.
 fn net() -> Net {
@@ -34,13 +33,7 @@ fn issued(net: &Net, n: u64) -> (SigningKey, IssuedChallenge, u64) {
     let o = &net.oracles[0];
     let key = testing::key(100 + n);
     let now = net.start(0) + 1_000;
-    o.register(&SignedRegister::new(&key, Class::Human, now), now)
-        .unwrap()
-        .unwrap();
-    let issued = o
-        .issue(&SignedRequest::new(&key, 0, 0), now)
-        .unwrap()
-        .unwrap();
+    let issued = register_and_issue(o, &key, Class::Human, now);
     assert_eq!(issued.prompt.family, "interactive_reasoning");
     (key, issued, now)
 }

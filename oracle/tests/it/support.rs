@@ -54,6 +54,22 @@ impl Net {
     }
 }
 
+/// Node `key` under `params` over the ledger in `dir`, opened anew at each call (a restart).
+pub fn open_node(dir: &std::path::Path, params: &NetworkParams, key: &SigningKey) -> Oracle {
+    let ledger = Ledger::open(dir, params.digest()).unwrap();
+    Oracle::new(params.clone(), Registry::builtin(), key.clone(), ledger).unwrap()
+}
+
+/// Registers `key` on `o` at `now` and has it issued challenge 0 of window 0.
+pub fn register_and_issue(o: &Oracle, key: &SigningKey, class: Class, now: u64) -> IssuedChallenge {
+    o.register(&SignedRegister::new(key, class, now), now)
+        .unwrap()
+        .unwrap();
+    o.issue(&SignedRequest::new(key, 0, 0), now)
+        .unwrap()
+        .unwrap()
+}
+
 pub fn solve(oracle: &Oracle, issued: &IssuedChallenge) -> Vec<u8> {
     oracle
         .registry()
