@@ -243,7 +243,7 @@ impl Ledger {
     }
 
     /// Fingerprints held in memory for the newest windows' answers and issues (see the
-    /// `recent` module: at most some 12 million, 20–40 bytes each).
+    /// `recent` module: at most 12 million, 10–39 bytes each).
     pub fn remembered(&self) -> usize {
         self.recent.entries()
     }
