@@ -40,9 +40,19 @@ impl Reply {
 impl Gateway {
     /// A client for the node at `base` (`http://127.0.0.1:8080`).
     pub fn new(base: &str) -> Self {
+        // A limit per phase, not `timeout_global`: with a global limit ureq resolves every
+        // request's address on a new thread (so the resolution can time out), even an IP
+        // literal on a pooled connection; under `hco bench http` those thread starts and their
+        // stacks' mappings were a large part of the load generator's CPU. Without a resolve
+        // limit the address is resolved on the calling thread.
+        let limit = Some(Duration::from_secs(30));
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
+            .timeout_connect(limit)
+            .timeout_send_request(limit)
+            .timeout_send_body(limit)
+            .timeout_recv_response(limit)
+            .timeout_recv_body(limit)
             .build()
             .into();
         Self {
