@@ -29,12 +29,6 @@ use tracing_subscriber::EnvFilter;
 
 use keyfile::KeyKind;
 
-/// mimalloc rather than the system allocator: under `hco bench http` the node spent about a
-/// tenth of its CPU in glibc's malloc and free (arena locks and consolidation across the
-/// runtime's and sled's threads).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Human Challenge Oracle: per-window, identity-bound challenges that make Sybil identities cost
 /// real-time effort, and signed, provable active sets.
 #[derive(Debug, Parser)]
