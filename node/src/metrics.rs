@@ -89,6 +89,9 @@ pub struct Metrics {
     pub wrong_answer_parts: Family<PartLabel, Counter>,
     /// Seconds from receipt of a response to its durable verdict.
     pub verify_latency: Histogram,
+    /// Responses per verification batch (each batch is one batched signature check and one
+    /// durable flush).
+    pub verify_batch_size: Histogram,
     /// Seconds from a peer's receipt of a response to this node recording its acceptance from
     /// gossip (on this node's clock against the issuer's: skew between them adds to it).
     pub gossip_acceptance_delay: Histogram,
@@ -138,6 +141,7 @@ impl Metrics {
             answered_wrong: Family::default(),
             wrong_answer_parts: Family::default(),
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
+            verify_batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 10)),
             gossip_acceptance_delay: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
             gossip_acceptance_handling: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
             active_identities: Gauge::default(),
@@ -181,6 +185,11 @@ impl Metrics {
             "verify_latency_seconds",
             "Time from receipt of a response to its durable verdict",
             m.verify_latency.clone(),
+        );
+        r.register(
+            "verify_batch_size",
+            "Responses per verification batch (one batched signature check, one durable flush)",
+            m.verify_batch_size.clone(),
         );
         r.register(
             "gossip_acceptance_delay_seconds",

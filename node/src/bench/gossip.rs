@@ -30,7 +30,9 @@ use hco_oracle::secret::issuer_order;
 use hco_oracle::{Clock, IdentityId, NodeId, SignedRequest, SystemClock, testing};
 use serde::Serialize;
 
-use super::load::{CpuMeter, challenge_and_respond_signed, current, quantile_ms, register};
+use super::load::{
+    CpuMeter, challenge_and_respond_signed, current, quantile_ms, register, scrape, sum_of,
+};
 use crate::client::Gateway;
 
 /// Options of `hco bench gossip`.
@@ -369,25 +371,6 @@ fn follow_samples(
     }
 }
 
-/// Every node's metrics, in Prometheus text (empty for a node that does not answer).
-fn scrape(urls: &[String]) -> Vec<String> {
-    urls.iter()
-        .map(|u| {
-            Gateway::new(u)
-                .get("/metrics")
-                .ok()
-                .and_then(|r| r.body.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// The sum over every node's metrics of the samples whose line starts with `name`.
-fn sum_of(metrics: &[String], name: &str) -> f64 {
-    // `+ 0.0`: an empty sum of floats is -0.0.
-    metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0
-}
-
 /// The `q` quantile (ms, as its bucket's upper bound) of the observations of the histogram
 /// `name` (e.g. `hco_verify_latency_seconds`) in every member between the scrapes `before` and
 /// `after`, out of at least `expected` observations (those missing count as slower than every
@@ -436,14 +419,6 @@ fn buckets(metrics: &[String], name: &str) -> Vec<(f64, f64)> {
     }
     sums.sort_by(|a, b| a.0.total_cmp(&b.0));
     sums
-}
-
-/// The sum of the samples of the Prometheus text whose line starts with `name`.
-fn metric_sum(text: &str, name: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(name))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 struct DownOnDrop(std::path::PathBuf);

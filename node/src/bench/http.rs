@@ -33,7 +33,7 @@ use serde::Serialize;
 use super::http_steps::{self, StepsReport};
 use super::load::{
     CpuMeter, challenge_and_respond_signed, current, peak_rss_mb, quantile_ms, register,
-    run_at_client_priority, wait_healthy,
+    run_at_client_priority, scrape, sum_of, wait_healthy,
 };
 use crate::client::Gateway;
 use crate::config::{Config, FamilySection};
@@ -84,6 +84,9 @@ struct Report {
     client_share_of_machine: f64,
     cores: usize,
     durable_writes: bool,
+    /// Responses per verification batch in the one-step phase (each batch is one batched
+    /// signature check and one durable flush).
+    responses_per_flush: f64,
     /// The identity-window phase (absent with `--policy-steps 0`).
     #[serde(flatten)]
     steps: Option<StepsReport>,
@@ -149,6 +152,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let attempted = AtomicUsize::new(0);
     let latencies = Mutex::new(Vec::new());
     let limit = Duration::from_secs(args.seconds);
+    let batches_before = verify_batches(&url);
     let meter = CpuMeter::start(pid);
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -184,6 +188,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = meter.read(elapsed);
     let server_cpu = cpu.server_s;
+    let batches = verify_batches(&url) - batches_before;
     let mut latencies = latencies.into_inner().unwrap_or_default();
     latencies.sort();
     let accepted = accepted.into_inner();
@@ -232,6 +237,11 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         client_share_of_machine: cpu.client_share(),
         cores: cpu.cores,
         durable_writes: true,
+        responses_per_flush: if batches > 0.0 {
+            (accepted as f64 / batches * 10.0).round() / 10.0
+        } else {
+            0.0
+        },
         steps,
     };
     if args.json {
@@ -266,6 +276,11 @@ pub(super) fn register_all(
         }
     });
     codes.into_inner().unwrap_or_default()
+}
+
+/// The verification batches the node at `url` has run so far.
+fn verify_batches(url: &str) -> f64 {
+    sum_of(&scrape(&[url.to_owned()]), "hco_verify_batch_size_count")
 }
 
 /// Stops the benchmarked node when the benchmark ends, however it ends.

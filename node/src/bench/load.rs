@@ -253,3 +253,30 @@ pub fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
     }
     anyhow::bail!("the node at {url} did not start; see its log")
 }
+
+/// Every node's metrics, in Prometheus text (empty for a node that does not answer).
+pub fn scrape(urls: &[String]) -> Vec<String> {
+    urls.iter()
+        .map(|u| {
+            Gateway::new(u)
+                .get("/metrics")
+                .ok()
+                .and_then(|r| r.body.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The sum over every node's metrics of the samples whose line starts with `name`.
+pub fn sum_of(metrics: &[String], name: &str) -> f64 {
+    // `+ 0.0`: an empty sum of floats is -0.0.
+    metrics.iter().map(|m| metric_sum(m, name)).sum::<f64>() + 0.0
+}
+
+/// The sum of the samples of the Prometheus text whose line starts with `name`.
+fn metric_sum(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(name))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}

@@ -60,6 +60,9 @@ async fn verify_batch(
     items: Vec<(Response, Instant)>,
 ) -> Option<Vec<Result<SealedAcceptance, Reason>>> {
     let (responses, queued): (Vec<Response>, Vec<Instant>) = items.into_iter().unzip();
+    node.metrics
+        .verify_batch_size
+        .observe(responses.len() as f64);
     let now = node.now();
     let families: Vec<String> = responses
         .iter()
