@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use hco_oracle::{Reason, Response, SealedAcceptance};
 
-use super::queue::{self, BatchQueue, Batches};
+use super::queue::{self, BatchQueue, Batches, InFlight};
 use super::{Node, gateway_error, rejected};
 use crate::metrics::FamilyLabel;
 use crate::network::protocol::ChallengeReply;
@@ -15,8 +15,15 @@ use crate::network::protocol::ChallengeReply;
 /// Most responses verified in one batch (one batched signature check, one seal, one flush).
 /// Its acceptances are gossiped in as many messages as their encoded size needs.
 pub const MAX_BATCH: usize = 512;
-/// Batches verified at once: one is checked while another waits for its flush.
-const CONCURRENT_BATCHES: usize = 3;
+/// Batches verified at once: with a long queue, one is checked while another waits for its
+/// flush. A batch of fewer than 64 responses waits for the one in flight instead: under
+/// `hco bench http` (64 clients) three small batches side by side averaged 2.6 responses per
+/// flush and cost the server 0.41 ms of CPU per acceptance; one at a time, 9 per flush and
+/// 0.29 ms, with a lower p99.
+const IN_FLIGHT: InFlight = InFlight {
+    most: 3,
+    beside_others_from: 64,
+};
 
 /// Responses waiting for verification, with the time each was queued.
 pub(super) type VerifyQueue = BatchQueue<(Response, Instant), Result<SealedAcceptance, Reason>>;
@@ -49,7 +56,7 @@ impl Node {
 
 /// Verifies the queued responses in batches until the node stops.
 pub(super) async fn run(node: Arc<Node>, batches: VerifyBatches) {
-    queue::run(batches, MAX_BATCH, CONCURRENT_BATCHES, move |items| {
+    queue::run(batches, MAX_BATCH, IN_FLIGHT, move |items| {
         verify_batch(node.clone(), items)
     })
     .await

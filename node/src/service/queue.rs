@@ -1,7 +1,8 @@
 //! A bounded queue whose items are handled in batches: a caller submits one item and awaits its
 //! own result; the queue's task takes every item waiting (up to a batch's size) and hands the
-//! batch to a handler, with a bounded number of batches in flight. The verification batcher
-//! and the registrar use it so that one blocking-pool hop and one flush serve a whole batch.
+//! batch to a handler, with a bounded number of batches in flight ([`InFlight`]: small batches
+//! wait for the one in flight rather than run beside it). The verification batcher and the
+//! registrar use it so that one blocking-pool hop and one flush serve a whole batch.
 //!
 //! A full queue refuses at once ([`BatchQueue::submit`] returns `None`, and the caller answers
 //! `overloaded`); a handler that returns `None` (storage failed) drops the batch's reply
@@ -9,8 +10,9 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 type Item<I, O> = (I, oneshot::Sender<O>);
 
@@ -52,13 +54,25 @@ impl<I, O> BatchQueue<I, O> {
     }
 }
 
-/// Takes batches of up to `max` items off the queue and runs `handle` on each, at most
-/// `concurrent` at once. `handle` returns one result per item, in order, or `None` when the
+/// How many batches may be in flight at once.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct InFlight {
+    /// Most batches in flight.
+    pub most: usize,
+    /// A batch of fewer items than this waits (gathering more) until no other batch is in
+    /// flight. Each batch costs a fixed overhead (a blocking-pool hop, a flush), so small batches
+    /// side by side cost more CPU per item than one larger batch a moment later; only batches
+    /// large enough to keep a core busy run beside others. 1: every batch may.
+    pub beside_others_from: usize,
+}
+
+/// Takes batches of up to `max` items off the queue and runs `handle` on each, as many at once
+/// as `in_flight` allows. `handle` returns one result per item, in order, or `None` when the
 /// batch failed as a whole. Returns when every [`BatchQueue`] is dropped.
 pub(super) async fn run<I, O, F, Fut>(
     mut batches: Batches<I, O>,
     max: usize,
-    concurrent: usize,
+    in_flight: InFlight,
     handle: F,
 ) where
     I: Send + 'static,
@@ -67,19 +81,39 @@ pub(super) async fn run<I, O, F, Fut>(
     Fut: Future<Output = Option<Vec<O>>> + Send + 'static,
 {
     let handle = Arc::new(handle);
-    let permits = Arc::new(Semaphore::new(concurrent.max(1)));
-    while let Some(first) = batches.rx.recv().await {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
+    let running = Arc::new(AtomicUsize::new(0));
+    // Signalled as each batch ends; a signal with nobody waiting is kept for the next wait.
+    let ended = Arc::new(Notify::new());
+    let max = max.max(1);
+    let mut open = true;
+    while open {
+        let Some(first) = batches.rx.recv().await else {
             break;
         };
         let mut batch = vec![first];
-        while batch.len() < max {
-            match batches.rx.try_recv() {
-                Ok(item) => batch.push(item),
-                Err(_) => break,
+        loop {
+            while batch.len() < max {
+                match batches.rx.try_recv() {
+                    Ok(item) => batch.push(item),
+                    Err(_) => break,
+                }
+            }
+            let now = running.load(Ordering::Acquire);
+            if now == 0
+                || (now < in_flight.most.max(1) && batch.len() >= in_flight.beside_others_from)
+            {
+                break;
+            }
+            tokio::select! {
+                () = ended.notified() => {}
+                item = batches.rx.recv(), if open && batch.len() < max => match item {
+                    Some(item) => batch.push(item),
+                    None => open = false,
+                },
             }
         }
-        let handle = handle.clone();
+        running.fetch_add(1, Ordering::AcqRel);
+        let (handle, running, ended) = (handle.clone(), running.clone(), ended.clone());
         tokio::spawn(async move {
             let (items, replies): (Vec<I>, Vec<oneshot::Sender<O>>) = batch.into_iter().unzip();
             if let Some(results) = handle(items).await {
@@ -87,7 +121,8 @@ pub(super) async fn run<I, O, F, Fut>(
                     let _ = reply.send(result);
                 }
             }
-            drop(permit);
+            running.fetch_sub(1, Ordering::AcqRel);
+            ended.notify_one();
         });
     }
 }
@@ -97,6 +132,13 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    fn every(most: usize) -> InFlight {
+        InFlight {
+            most,
+            beside_others_from: 1,
+        }
+    }
+
     #[tokio::test]
     async fn items_are_answered_in_batches_and_a_full_queue_refuses() {
         let (queue, batches) = channel::<u32, u32>(8);
@@ -105,7 +147,7 @@ mod tests {
         assert!(queue.submit(99).is_none(), "a full queue refuses at once");
         let sizes = Arc::new(Mutex::new(Vec::new()));
         let seen = sizes.clone();
-        let task = tokio::spawn(run(batches, 5, 2, move |items: Vec<u32>| {
+        let task = tokio::spawn(run(batches, 5, every(2), move |items: Vec<u32>| {
             seen.lock().unwrap().push(items.len());
             async move { Some(items.into_iter().map(|i| i * 10).collect()) }
         }));
@@ -126,7 +168,7 @@ mod tests {
             queue.submit_within(7, limit).await.is_none(),
             "nothing drains the queue: the wait ends at its limit"
         );
-        let task = tokio::spawn(run(batches, 2, 1, |items: Vec<u32>| async move {
+        let task = tokio::spawn(run(batches, 2, every(1), |items: Vec<u32>| async move {
             Some(items.into_iter().map(|i| i + 100).collect())
         }));
         let waited = queue.submit_within(8, limit).await.unwrap();
@@ -142,7 +184,51 @@ mod tests {
     async fn a_failed_batch_drops_its_replies() {
         let (queue, batches) = channel::<u32, u32>(4);
         let rx = queue.submit(1).unwrap();
-        tokio::spawn(run(batches, 4, 1, |_items: Vec<u32>| async { None }));
+        tokio::spawn(run(batches, 4, every(1), |_items: Vec<u32>| async { None }));
         assert!(rx.await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_small_batch_waits_for_the_one_in_flight_and_a_large_one_runs_beside_it() {
+        let (queue, batches) = channel::<u32, u32>(16);
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let (release, held) = tokio::sync::watch::channel(false);
+        let seen = sizes.clone();
+        let in_flight = InFlight {
+            most: 2,
+            beside_others_from: 4,
+        };
+        tokio::spawn(run(batches, 8, in_flight, move |items: Vec<u32>| {
+            seen.lock().unwrap().push(items.clone());
+            let mut held = held.clone();
+            async move {
+                // The batch holding item 0 stays in flight until released.
+                if items.contains(&0) {
+                    let _ = held.wait_for(|r| *r).await;
+                }
+                Some(items)
+            }
+        }));
+        let first = queue.submit(0).unwrap();
+        tokio::task::yield_now().await;
+        while sizes.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        // Two items: too few to run beside the held batch; they wait and gather.
+        let small: Vec<_> = (1..3).map(|i| queue.submit(i).unwrap()).collect();
+        for _ in 0..50 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(sizes.lock().unwrap().len(), 1, "a small batch waits");
+        // Two more make four: a batch large enough to run beside the held one.
+        let more: Vec<_> = (3..5).map(|i| queue.submit(i).unwrap()).collect();
+        for rx in small.into_iter().chain(more) {
+            rx.await.unwrap();
+        }
+        assert_eq!(*sizes.lock().unwrap(), vec![vec![0], vec![1, 2, 3, 4]]);
+        release.send(true).unwrap();
+        assert_eq!(first.await.unwrap(), 0);
+        // With nothing in flight, a lone item runs at once.
+        assert_eq!(queue.submit(9).unwrap().await.unwrap(), 9);
     }
 }

@@ -10,12 +10,16 @@ use hco_oracle::ledger::IdentityRecord;
 use hco_oracle::{Reason, RegistrationOrigin, SignedRegister};
 
 use super::Node;
-use super::queue::{self, BatchQueue, Batches};
+use super::queue::{self, BatchQueue, Batches, InFlight};
 
 /// Most registrations written under one flush.
 const MAX_BATCH: usize = 256;
-/// Batches in flight: one is checked while another waits for its flush.
-const CONCURRENT_BATCHES: usize = 2;
+/// Batches in flight: with a long queue, one is checked while another waits for its flush; a
+/// small batch waits for the one in flight (see the verification batcher's `IN_FLIGHT`).
+const IN_FLIGHT: InFlight = InFlight {
+    most: 2,
+    beside_others_from: 32,
+};
 /// Longest a registration relayed by a peer waits for room in a full queue.
 const RELAYED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -81,7 +85,7 @@ impl Node {
 
 /// Writes the queued registrations in batches until the node stops.
 pub(super) async fn run(node: Arc<Node>, batches: RegistrationBatches) {
-    queue::run(batches, MAX_BATCH, CONCURRENT_BATCHES, move |items| {
+    queue::run(batches, MAX_BATCH, IN_FLIGHT, move |items| {
         register_batch(node.clone(), items)
     })
     .await
