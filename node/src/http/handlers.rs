@@ -84,10 +84,23 @@ pub async fn challenge(
     body: Result<Json<SignedRequest>, JsonRejection>,
 ) -> ApiResult<Json<ChallengeView>> {
     let Json(req) = body?;
-    state
-        .limits
-        .charge_identity(&req.body.id, || req.check_signature().is_ok())?;
-    match state.node.issue(req).await? {
+    let reply = if state.limits.charges_identities() {
+        // Only a request the identity signed is charged to it; the check is done once, here,
+        // and issuance on this node does not repeat it.
+        let checked = state
+            .node
+            .oracle
+            .check_request_signature(req)
+            .map_err(|reason| {
+                state.node.metrics.reject(reason.code(), None);
+                ApiError::from(reason)
+            })?;
+        state.limits.check_identity(&checked.request().body.id)?;
+        state.node.issue(checked).await?
+    } else {
+        state.node.issue(req).await?
+    };
+    match reply {
         ChallengeReply::Issued { challenge, prompt } => Ok(Json(ChallengeView {
             challenge,
             prompt: prompt.into(),

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::secret::issuer_order;
 use hco_oracle::{
-    Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment, SignedRegister,
-    SignedRequest, codec,
+    CheckedRequest, Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment,
+    SignedRegister, SignedRequest, codec,
 };
 use libp2p::PeerId;
 
@@ -224,14 +224,17 @@ impl Node {
     }
 
     /// Issues a challenge here if this node may, otherwise forwards to the assigned issuer.
-    pub async fn issue(&self, req: SignedRequest) -> anyhow::Result<ChallengeReply> {
+    pub async fn issue(&self, req: impl Into<IssueRequest>) -> anyhow::Result<ChallengeReply> {
+        let req = req.into();
+        let body = &req.request().body;
         let params = self.oracle.params();
-        let order = issuer_order(&params.committee, &req.body.id, req.body.t);
+        let order = issuer_order(&params.committee, &body.id, body.t);
         let allowed =
             &order[..=(params.issuer_fallback as usize).min(order.len().saturating_sub(1))];
         if allowed.contains(&self.oracle.node_id()) {
             return self.issue_local(req).await;
         }
+        let req = req.into_request();
         let mut last = String::new();
         for issuer in allowed {
             let Some(peer) = self.peer_of(issuer) else {
@@ -258,9 +261,16 @@ impl Node {
     /// signature, a few ledger reads and one unflushed write (tens of microseconds), and the
     /// hop to a blocking thread and back cost more than that under load (a profile of
     /// `hco bench http` showed a fifth of the server's time in the pool's hand-offs).
-    pub async fn issue_local(&self, req: SignedRequest) -> anyhow::Result<ChallengeReply> {
+    pub async fn issue_local(
+        &self,
+        req: impl Into<IssueRequest>,
+    ) -> anyhow::Result<ChallengeReply> {
         let now = self.now();
-        Ok(match self.oracle.issue(&req, now)? {
+        let outcome = match req.into() {
+            IssueRequest::Checked(req) => self.oracle.issue_checked(&req, now)?,
+            IssueRequest::Unchecked(req) => self.oracle.issue(&req, now)?,
+        };
+        Ok(match outcome {
             Ok(issued) => {
                 let family = issued.prompt.family.clone();
                 self.metrics
@@ -336,6 +346,43 @@ impl Node {
                 }
             },
         )
+    }
+}
+
+/// A challenge request as the gateway hands it on: with its signature checked here already
+/// (the gateway checks it before charging the identity's rate limit), or not.
+pub enum IssueRequest {
+    /// Checked by this node's oracle.
+    Checked(CheckedRequest),
+    /// Not checked yet.
+    Unchecked(SignedRequest),
+}
+
+impl IssueRequest {
+    fn request(&self) -> &SignedRequest {
+        match self {
+            Self::Checked(req) => req.request(),
+            Self::Unchecked(req) => req,
+        }
+    }
+
+    fn into_request(self) -> SignedRequest {
+        match self {
+            Self::Checked(req) => req.into_request(),
+            Self::Unchecked(req) => req,
+        }
+    }
+}
+
+impl From<SignedRequest> for IssueRequest {
+    fn from(req: SignedRequest) -> Self {
+        Self::Unchecked(req)
+    }
+}
+
+impl From<CheckedRequest> for IssueRequest {
+    fn from(req: CheckedRequest) -> Self {
+        Self::Checked(req)
     }
 }
 

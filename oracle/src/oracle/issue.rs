@@ -25,6 +25,24 @@ pub struct IssuedChallenge {
     pub prompt: Prompt,
 }
 
+/// A challenge request whose identity signature this oracle checked
+/// ([`Oracle::check_request_signature`]). A gateway that must know the signature is good before
+/// it charges the identity's rate limit passes this on, and issuance does not check it again.
+#[derive(Debug, Clone)]
+pub struct CheckedRequest(SignedRequest);
+
+impl CheckedRequest {
+    /// The request.
+    pub fn request(&self) -> &SignedRequest {
+        &self.0
+    }
+
+    /// The request, for a peer (which checks it itself).
+    pub fn into_request(self) -> SignedRequest {
+        self.0
+    }
+}
+
 struct RequestParts {
     id: IdentityId,
     t: u64,
@@ -36,6 +54,34 @@ impl Oracle {
     /// same deadline; `j` must be the next index of the identity's sequence otherwise. Nothing
     /// is stored for a rejected request.
     pub fn issue(&self, req: &SignedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
+        if let Err(reason) = self.check_signature_of(req) {
+            return Ok(Err(reason));
+        }
+        self.issue_signed(req, now)
+    }
+
+    /// Checks the identity signature of a challenge request (version, key, signature).
+    pub fn check_request_signature(&self, req: SignedRequest) -> Result<CheckedRequest, Reason> {
+        self.check_signature_of(&req)?;
+        Ok(CheckedRequest(req))
+    }
+
+    /// [`Oracle::issue`] for a request whose signature was checked already.
+    pub fn issue_checked(&self, req: &CheckedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
+        self.issue_signed(&req.0, now)
+    }
+
+    fn check_signature_of(&self, req: &SignedRequest) -> Result<(), Reason> {
+        // Parsing the key here also warms the cache for the response that follows.
+        let key = self
+            .keys
+            .key(&req.body.id)
+            .ok_or(Reason::BadIdentitySignature)?;
+        req.check_signature_with(&key)
+    }
+
+    /// Issuance once the request's signature is known to be good.
+    fn issue_signed(&self, req: &SignedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
         let RequestParts { id, t, j } = match self.check_request(req, now)? {
             Ok(parts) => parts,
             Err(reason) => return Ok(Err(reason)),
@@ -190,12 +236,10 @@ impl Oracle {
         }
     }
 
+    /// The request's window, index and issuer (its signature was checked before).
     fn check_request(&self, req: &SignedRequest, now: Timestamp) -> Outcome<RequestParts> {
         let b = &req.body;
         let checks = || -> Result<RequestParts, Reason> {
-            // Parsing the key here also warms the cache for the response that follows.
-            let key = self.keys.key(&b.id).ok_or(Reason::BadIdentitySignature)?;
-            req.check_signature_with(&key)?;
             let current = self.params.window_at(now)?;
             if b.t != current {
                 return Err(Reason::WrongWindow { t: b.t, current });

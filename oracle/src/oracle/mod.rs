@@ -30,7 +30,7 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 
 pub use envelope::blames_sender;
 pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
-pub use issue::IssuedChallenge;
+pub use issue::{CheckedRequest, IssuedChallenge};
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
 

@@ -76,6 +76,12 @@ fn requests_are_rejected_with_codes_and_leave_no_state() {
     for (node, req, at, code) in cases {
         let reason = node.issue(&req, at).unwrap().unwrap_err();
         assert_eq!(reason.code(), code, "{reason}");
+        // A gateway's two steps (check the signature, then issue) refuse it alike.
+        let reason = match node.check_request_signature(req.clone()) {
+            Ok(checked) => node.issue_checked(&checked, at).unwrap().unwrap_err(),
+            Err(reason) => reason,
+        };
+        assert_eq!(reason.code(), code, "{reason}");
         assert!(
             node.ledger()
                 .issued(0, &req.body.id, req.body.j)
@@ -103,6 +109,13 @@ fn re_requests_return_the_same_challenge_and_deadline() {
         .unwrap();
     assert_eq!(first, again);
     assert_eq!(again.challenge.challenge.issued_at, now);
+    let checked = o
+        .check_request_signature(SignedRequest::new(&agent, 0, 0))
+        .unwrap();
+    assert_eq!(
+        o.issue_checked(&checked, now + 9_500).unwrap().unwrap(),
+        first
+    );
     // The next index is issued once the first expired (it is a try used), and differs.
     let expired = first.challenge.challenge.deadline + 1;
     let other_j = o
