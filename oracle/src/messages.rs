@@ -298,7 +298,7 @@ impl SignedRequest {
         Self { body, sig }
     }
 
-    fn signing_digest(body: &ChallengeRequest) -> Digest {
+    pub(crate) fn signing_digest(body: &ChallengeRequest) -> Digest {
         sign::digest(
             "hco challenge request v1",
             &[

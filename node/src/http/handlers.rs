@@ -84,22 +84,15 @@ pub async fn challenge(
     body: Result<Json<SignedRequest>, JsonRejection>,
 ) -> ApiResult<Json<ChallengeView>> {
     let Json(req) = body?;
-    let reply = if state.limits.charges_identities() {
-        // Only a request the identity signed is charged to it; the check is done once, here,
-        // and issuance on this node does not repeat it.
-        let checked = state
-            .node
-            .oracle
-            .check_request_signature(req)
-            .map_err(|reason| {
-                state.node.metrics.reject(reason.code(), None);
-                ApiError::from(reason)
-            })?;
-        state.limits.check_identity(&checked.request().body.id)?;
-        state.node.issue(checked).await?
-    } else {
-        state.node.issue(req).await?
-    };
+    // Checked once, here (batched with concurrent requests): only a request the identity
+    // signed is charged to it, and issuance on this node does not check it again.
+    let checked = state
+        .node
+        .check_request(req)
+        .await?
+        .map_err(ApiError::from)?;
+    state.limits.check_identity(&checked.request().body.id)?;
+    let reply = state.node.issue(checked).await?;
     match reply {
         ChallengeReply::Issued { challenge, prompt } => Ok(Json(ChallengeView {
             challenge,

@@ -168,11 +168,6 @@ impl Limits {
         }
     }
 
-    /// Whether requests are charged to their identities (a per-identity rate is set).
-    pub fn charges_identities(&self) -> bool {
-        self.per_identity.is_some()
-    }
-
     /// Charges a request naming `identity` to its rate when `signed` (called only when the
     /// limit is on) says the identity's signature checks; a request that does not goes on
     /// uncharged, to be refused with its own code.

@@ -18,6 +18,7 @@ mod network_events;
 mod observers;
 mod queue;
 mod registrar;
+mod request_checks;
 pub mod sync;
 
 use std::collections::{HashMap, HashSet};
@@ -54,6 +55,8 @@ pub struct Node {
     clock: Arc<dyn Clock>,
     peers: HashMap<NodeId, PeerId>,
     verify_queue: batcher::VerifyQueue,
+    /// Challenge requests waiting for their signature check.
+    request_checks: request_checks::CheckQueue,
     acceptance_gossip: gossip_out::GossipOut<SealedAcceptance>,
     registration_gossip: gossip_out::GossipOut<SignedRegister>,
     register_queue: registrar::RegistrationQueue,
@@ -112,6 +115,7 @@ impl Node {
         metrics.preregister(&families);
         observers::install(&oracle, &metrics);
         let (verify_queue, verifications) = batcher::channel();
+        let (request_checks, requests_to_check) = request_checks::channel();
         let (register_queue, registrations) = registrar::channel();
         let (acceptance_gossip, acceptance_task) = gossip_out::start(
             net.clone(),
@@ -134,6 +138,7 @@ impl Node {
             clock,
             peers,
             verify_queue,
+            request_checks,
             acceptance_gossip,
             registration_gossip,
             register_queue,
@@ -147,6 +152,10 @@ impl Node {
         );
         node.supervisor
             .spawn_critical("registrar", registrar::run(node.clone(), registrations));
+        node.supervisor.spawn_critical(
+            "request signature checks",
+            request_checks::run(node.clone(), requests_to_check),
+        );
         // This node's gossip goes out from the committee's runtime, ahead of client work.
         let network = node.net.runtime();
         node.supervisor

@@ -14,7 +14,7 @@ use crate::secret::{
 };
 use crate::{Challenge, Digest, IdentityId, Reason, SignedChallenge, SignedRequest, Timestamp};
 
-use super::{Oracle, Outcome};
+use super::{CheckedRequest, Oracle, Outcome};
 
 /// A challenge as sent to the identity: the signed envelope and the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,24 +23,6 @@ pub struct IssuedChallenge {
     pub challenge: SignedChallenge,
     /// What to solve.
     pub prompt: Prompt,
-}
-
-/// A challenge request whose identity signature this oracle checked
-/// ([`Oracle::check_request_signature`]). A gateway that must know the signature is good before
-/// it charges the identity's rate limit passes this on, and issuance does not check it again.
-#[derive(Debug, Clone)]
-pub struct CheckedRequest(SignedRequest);
-
-impl CheckedRequest {
-    /// The request.
-    pub fn request(&self) -> &SignedRequest {
-        &self.0
-    }
-
-    /// The request, for a peer (which checks it itself).
-    pub fn into_request(self) -> SignedRequest {
-        self.0
-    }
 }
 
 struct RequestParts {
@@ -60,24 +42,9 @@ impl Oracle {
         self.issue_signed(req, now)
     }
 
-    /// Checks the identity signature of a challenge request (version, key, signature).
-    pub fn check_request_signature(&self, req: SignedRequest) -> Result<CheckedRequest, Reason> {
-        self.check_signature_of(&req)?;
-        Ok(CheckedRequest(req))
-    }
-
     /// [`Oracle::issue`] for a request whose signature was checked already.
     pub fn issue_checked(&self, req: &CheckedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
-        self.issue_signed(&req.0, now)
-    }
-
-    fn check_signature_of(&self, req: &SignedRequest) -> Result<(), Reason> {
-        // Parsing the key here also warms the cache for the response that follows.
-        let key = self
-            .keys
-            .key(&req.body.id)
-            .ok_or(Reason::BadIdentitySignature)?;
-        req.check_signature_with(&key)
+        self.issue_signed(req.request(), now)
     }
 
     /// Issuance once the request's signature is known to be good.

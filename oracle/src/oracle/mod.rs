@@ -14,6 +14,7 @@ mod integrity;
 mod issue;
 mod live;
 mod remote;
+mod request;
 mod stage;
 mod verify;
 
@@ -30,8 +31,9 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 
 pub use envelope::blames_sender;
 pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
-pub use issue::{CheckedRequest, IssuedChallenge};
+pub use issue::IssuedChallenge;
 pub use live::{STREAM_DOMAIN, stream_digest};
+pub use request::CheckedRequest;
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
 
 /// Told of each piece of evidence once, when it is first stored (see

@@ -468,3 +468,42 @@ fn a_wrong_narrative_answer_tells_the_client_only_that_it_is_wrong_and_the_opera
     assert_eq!(again.unwrap_err().code(), "already_answered");
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn a_batch_of_request_signatures_is_judged_request_by_request() {
+    let net = Net::new(1);
+    let o = &net.oracles[0];
+    let now = net.start(0) + 1_000;
+    let keys: Vec<_> = (30..38).map(testing::key).collect();
+    let mut reqs: Vec<_> = keys.iter().map(|k| SignedRequest::new(k, 0, 0)).collect();
+    reqs[2].sig.0[0] ^= 1;
+    reqs[5].body.version += 1;
+    let codes: Vec<_> = o
+        .check_request_signatures(reqs.clone())
+        .into_iter()
+        .map(|r| r.map(|c| c.request().clone()).map_err(|e| e.code()))
+        .collect();
+    for (i, (code, req)) in codes.iter().zip(&reqs).enumerate() {
+        match i {
+            2 => assert_eq!(code, &Err("bad_identity_signature")),
+            5 => assert_eq!(
+                code,
+                &Err(o.check_request_signature(req.clone()).unwrap_err().code())
+            ),
+            _ => assert_eq!(code, &Ok(req.clone())),
+        }
+    }
+    // The same as one by one, and a checked request is issued like an unchecked one.
+    for (req, code) in reqs.iter().zip(&codes) {
+        let single = o.check_request_signature(req.clone()).map_err(|e| e.code());
+        assert_eq!(single.map(|c| c.request().clone()), *code);
+    }
+    net.register(&keys[0], Class::Agent, now);
+    let checked = o
+        .check_request_signatures(vec![reqs[0].clone()])
+        .pop()
+        .unwrap()
+        .unwrap();
+    let issued = o.issue_checked(&checked, now).unwrap().unwrap();
+    assert_eq!(o.issue(&reqs[0], now).unwrap().unwrap(), issued);
+}
