@@ -266,10 +266,11 @@ impl Node {
 
     /// Issues a challenge on this node.
     ///
-    /// Issuance runs on the calling task, not the blocking pool: it is a signature check, a
-    /// signature, a few ledger reads and one unflushed write (tens of microseconds), and the
-    /// hop to a blocking thread and back cost more than that under load (a profile of
-    /// `hco bench http` showed a fifth of the server's time in the pool's hand-offs).
+    /// Issuance runs on the calling task, not the blocking pool: it is a signature check (none
+    /// for a request the gateway checked), a signature, a few ledger reads and one unflushed
+    /// write (tens of microseconds), and the hop to a blocking thread and back cost more than
+    /// that under load (a profile of `hco bench http` showed a fifth of the server's time in
+    /// the pool's hand-offs).
     pub async fn issue_local(
         &self,
         req: impl Into<IssueRequest>,
