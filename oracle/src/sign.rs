@@ -70,19 +70,23 @@ pub fn verify_many(items: &[(&[u8; 32], &Digest, &Sig)]) -> Vec<bool> {
     verify_many_parsed(&parsed)
 }
 
-/// [`verify_many`] over keys already parsed (`None`: not a valid point, so never valid).
+/// [`verify_many`] over keys already parsed (`None`: not a valid point, so never valid). Items
+/// without a key are refused without weighing on the batch: only a bad signature sends the
+/// batch one by one.
 pub fn verify_many_parsed(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> Vec<bool> {
-    if items.len() >= 4 {
-        let keys: Option<Vec<VerifyingKey>> = items.iter().map(|(k, _, _)| k.copied()).collect();
-        if let Some(keys) = keys {
-            let messages: Vec<&[u8]> = items.iter().map(|(_, m, _)| &m.0[..]).collect();
-            let sigs: Vec<Signature> = items
-                .iter()
-                .map(|(_, _, s)| Signature::from_bytes(&s.0))
-                .collect();
-            if ed25519_dalek::verify_batch(&messages, &sigs, &keys).is_ok() {
-                return vec![true; items.len()];
-            }
+    let keyed: Vec<(&VerifyingKey, &Digest, &Sig)> = items
+        .iter()
+        .filter_map(|(k, m, s)| Some(((*k)?, *m, *s)))
+        .collect();
+    if keyed.len() >= 4 {
+        let keys: Vec<VerifyingKey> = keyed.iter().map(|(k, _, _)| **k).collect();
+        let messages: Vec<&[u8]> = keyed.iter().map(|(_, m, _)| &m.0[..]).collect();
+        let sigs: Vec<Signature> = keyed
+            .iter()
+            .map(|(_, _, s)| Signature::from_bytes(&s.0))
+            .collect();
+        if ed25519_dalek::verify_batch(&messages, &sigs, &keys).is_ok() {
+            return items.iter().map(|(k, _, _)| k.is_some()).collect();
         }
     }
     items
@@ -118,6 +122,24 @@ mod tests {
             verify_many(&v)
         };
         assert!(items(&sigs).iter().all(|ok| *ok));
+        // An item without a valid key is refused; the others still pass (in one batch).
+        let parsed: Vec<_> = pubs
+            .iter()
+            .map(|k| VerifyingKey::from_bytes(k).ok())
+            .collect();
+        let with_keys = |missing: usize| -> Vec<bool> {
+            let v: Vec<_> = parsed
+                .iter()
+                .enumerate()
+                .zip(&msgs)
+                .zip(&sigs)
+                .map(|(((i, k), m), s)| (k.as_ref().filter(|_| i != missing), m, s))
+                .collect();
+            verify_many_parsed(&v)
+        };
+        let result = with_keys(3);
+        assert_eq!(result.iter().filter(|ok| !**ok).count(), 1);
+        assert!(!result[3]);
         sigs[5].0[0] ^= 1;
         let result = items(&sigs);
         assert_eq!(result.iter().filter(|ok| !**ok).count(), 1);
