@@ -9,6 +9,18 @@ use std::str::FromStr;
 use serde::de::{Error as _, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Writes `bytes` as lower-case hex into `out` (twice as long), without allocating: every key,
+/// digest and signature of every JSON reply goes through here.
+fn lower_hex<'a>(bytes: &[u8], out: &'a mut [u8]) -> &'a str {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 0x0f)];
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(out).unwrap_or_default()
+}
+
 macro_rules! fixed_bytes {
     ($(#[$doc:meta])* $name:ident, $len:expr) => {
         $(#[$doc])*
@@ -26,7 +38,8 @@ macro_rules! fixed_bytes {
 
             /// Lower-case hex.
             pub fn to_hex(&self) -> String {
-                hex::encode(self.0)
+                let mut buf = [0u8; 2 * $len];
+                lower_hex(&self.0, &mut buf).to_owned()
             }
 
             /// Parses from a slice of exactly the right length.
@@ -37,7 +50,8 @@ macro_rules! fixed_bytes {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.to_hex())
+                let mut buf = [0u8; 2 * $len];
+                f.write_str(lower_hex(&self.0, &mut buf))
             }
         }
 
@@ -61,7 +75,8 @@ macro_rules! fixed_bytes {
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 if s.is_human_readable() {
-                    s.serialize_str(&self.to_hex())
+                    let mut buf = [0u8; 2 * $len];
+                    s.serialize_str(lower_hex(&self.0, &mut buf))
                 } else {
                     s.serialize_bytes(&self.0)
                 }
@@ -170,5 +185,35 @@ pub mod hex_bytes {
             }
         }
         d.deserialize_bytes(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_is_lower_case_and_round_trips_in_every_form() {
+        let mut bytes = [0u8; 64];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37).wrapping_add(11);
+        }
+        bytes[0] = 0x00;
+        bytes[1] = 0xff;
+        let sig = Sig(bytes);
+        let expected = hex::encode(bytes);
+        assert_eq!(sig.to_hex(), expected);
+        assert_eq!(sig.to_string(), expected);
+        assert_eq!(
+            serde_json::to_string(&sig).unwrap(),
+            format!("\"{expected}\"")
+        );
+        assert_eq!(expected.parse::<Sig>().unwrap(), sig);
+        let id = IdentityId(bytes[..32].try_into().unwrap());
+        assert_eq!(id.to_string(), hex::encode(&bytes[..32]));
+        assert_eq!(
+            serde_json::from_str::<IdentityId>(&serde_json::to_string(&id).unwrap()).unwrap(),
+            id
+        );
     }
 }

@@ -78,7 +78,8 @@ pub fn verify_many_parsed(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> V
         .iter()
         .filter_map(|(k, m, s)| Some(((*k)?, *m, *s)))
         .collect();
-    if keyed.len() >= 4 {
+    // From two signatures on, a batch costs less than checking them one by one.
+    if keyed.len() >= 2 {
         let keys: Vec<VerifyingKey> = keyed.iter().map(|(k, _, _)| **k).collect();
         let messages: Vec<&[u8]> = keyed.iter().map(|(_, m, _)| &m.0[..]).collect();
         let sigs: Vec<Signature> = keyed
@@ -144,6 +145,18 @@ mod tests {
         let result = items(&sigs);
         assert_eq!(result.iter().filter(|ok| !**ok).count(), 1);
         assert!(!result[5]);
+        // The smallest batches (two and three signatures) judge each as a single check does.
+        for n in [2, 3] {
+            let v: Vec<_> = pubs[4..4 + n]
+                .iter()
+                .zip(&msgs[4..4 + n])
+                .zip(&sigs[4..4 + n])
+                .map(|((k, m), s)| (k, m, s))
+                .collect();
+            let singles: Vec<bool> = v.iter().map(|(k, m, s)| verify(k, m, s)).collect();
+            assert_eq!(verify_many(&v), singles);
+            assert_eq!(singles.iter().filter(|ok| !**ok).count(), 1);
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ use serde::Serialize;
 use super::load::{
     CpuMeter, challenge_and_respond_signed, current, quantile_ms, register, scrape, sum_of,
 };
-use crate::client::Gateway;
+use crate::bench::wire::Wire;
 
 /// Options of `hco bench gossip`.
 #[derive(Debug, Args)]
@@ -158,7 +158,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)?;
     // Let the mesh form before loading it.
     std::thread::sleep(Duration::from_secs(3));
-    let (t, _) = current(&Gateway::new(&urls[0]))?;
+    let (t, _) = current(&Wire::new(&urls[0]))?;
     let keys: Vec<_> = (0..args.identities)
         .map(|i| testing::key(30_000_000 + i))
         .collect();
@@ -178,7 +178,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     std::thread::scope(|s| {
         for _ in 0..concurrency {
             s.spawn(|| {
-                let gateways: Vec<Gateway> = urls.iter().map(|u| Gateway::new(u)).collect();
+                let gateways: Vec<Wire> = urls.iter().map(|u| Wire::new(u)).collect();
                 while reg_start.elapsed() < limit {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                     if i >= keys.len() {
@@ -224,7 +224,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
                 let (keys, issuers, urls) = (&keys, &issuers, &urls);
                 let (next, accepted) = (&next, &accepted);
                 s.spawn(move || {
-                    let gateways: Vec<Gateway> = urls.iter().map(|u| Gateway::new(u)).collect();
+                    let gateways: Vec<Wire> = urls.iter().map(|u| Wire::new(u)).collect();
                     let registry = Registry::builtin();
                     while start.elapsed() < limit {
                         let i = next.fetch_add(1, Ordering::Relaxed) as usize;
@@ -260,7 +260,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let recorded_per_node = urls
         .iter()
         .map(|u| {
-            Gateway::new(u)
+            Wire::new(u)
                 .get(&format!("/v1/windows/{t}"))
                 .ok()
                 .and_then(|r| r.body["active_count_local"].as_u64())
@@ -338,7 +338,7 @@ fn follow_samples(
     lags: &Mutex<Vec<Duration>>,
     unseen: &AtomicUsize,
 ) {
-    let gateways: Vec<Gateway> = urls.iter().map(|u| Gateway::new(u)).collect();
+    let gateways: Vec<Wire> = urls.iter().map(|u| Wire::new(u)).collect();
     loop {
         let next = samples.lock().ok().and_then(|rx| rx.recv().ok());
         let Some((issuer, id, t, accepted_at)) = next else {

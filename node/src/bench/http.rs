@@ -35,7 +35,7 @@ use super::load::{
     CpuMeter, challenge_and_respond_signed, current, peak_rss_mb, quantile_ms, register,
     run_at_client_priority, scrape, sum_of, wait_healthy,
 };
-use crate::client::Gateway;
+use crate::bench::wire::Wire;
 use crate::config::{Config, FamilySection};
 
 /// Options of `hco bench http`.
@@ -142,7 +142,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
 
     // The ceremony: request and answer. Requests are signed before the clock starts, as a
     // client would while waiting for its slot; responses can only be signed once issued.
-    let t = current(&Gateway::new(&url))?.0;
+    let t = current(&Wire::new(&url))?.0;
     let requests: Vec<_> = keys
         .iter()
         .map(|k| hco_oracle::SignedRequest::new(k, t, 0))
@@ -158,7 +158,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     std::thread::scope(|s| {
         for _ in 0..concurrency {
             s.spawn(|| {
-                let gw = Gateway::new(&url);
+                let gw = Wire::new(&url);
                 let registry = Registry::builtin();
                 let mut mine = Vec::new();
                 while start.elapsed() < limit {
@@ -263,7 +263,7 @@ pub(super) fn register_all(
     std::thread::scope(|s| {
         for _ in 0..concurrency {
             s.spawn(|| {
-                let gw = Gateway::new(url);
+                let gw = Wire::new(url);
                 while let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
                     if let Err(code) = register(&gw, key, SystemClock.now()) {
                         tracing::debug!(%code, "registration failed");

@@ -33,7 +33,7 @@ use serde::Serialize;
 
 use super::http::register_all;
 use super::load::{CpuMeter, Refusal, current, quantile_ms, request_challenge, respond};
-use crate::client::Gateway;
+use crate::bench::wire::Wire;
 
 /// Spare tries of the phase's policy (as in the production human policy).
 pub const SPARES: u32 = 1;
@@ -113,7 +113,7 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
     let codes = register_all(phase.url, phase.keys, phase.concurrency);
     tracing::info!(?codes, "registration errors (identity-window phase)");
     let errors = AtomicU64::new(codes.values().sum());
-    let t = current(&Gateway::new(phase.url))?.0;
+    let t = current(&Wire::new(phase.url))?.0;
     let requests = sign_requests(phase.keys, t, phase.steps)?;
     let n = phase.keys.len();
     let next = AtomicUsize::new(0);
@@ -125,7 +125,7 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
     std::thread::scope(|s| {
         for _ in 0..phase.concurrency {
             s.spawn(|| {
-                let gw = Gateway::new(phase.url);
+                let gw = Wire::new(phase.url);
                 let registry = Registry::builtin();
                 let mut mine = Vec::new();
                 while start.elapsed() < phase.limit {
@@ -186,7 +186,7 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
 /// Runs the window of `key` in `t`: each step requested, solved and answered in turn, a
 /// refused answer taking the spare try, until every step passed or no try is left.
 fn identity_window(
-    gw: &Gateway,
+    gw: &Wire,
     registry: &Registry,
     key: &SigningKey,
     t: u64,
@@ -224,7 +224,7 @@ fn identity_window(
                 break;
             }
         };
-        let trip = respond(gw, registry, key, &issued);
+        let trip = respond(gw, registry, key, issued);
         errors += trip.errors;
         passed += u32::from(trip.accepted);
         j += 1;
@@ -275,7 +275,7 @@ fn confirm(phase: &Phase<'_>, t: u64, attempted: usize) -> usize {
     std::thread::scope(|s| {
         for _ in 0..phase.concurrency {
             s.spawn(|| {
-                let gw = Gateway::new(phase.url);
+                let gw = Wire::new(phase.url);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(key) = phase.keys[..attempted].get(i) else {

@@ -5,10 +5,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Class, Prompt, Registry};
-use hco_oracle::{Response, SignedChallenge, SignedRegister, SignedRequest};
-use serde_json::Value;
+use hco_oracle::{Response, SignedRegister, SignedRequest};
+use serde::Deserialize;
 
-use crate::client::Gateway;
+use crate::api::{ChallengeView, PromptView};
+use crate::bench::wire::Wire;
 use crate::config::Config;
 
 /// The outcome of answering one challenge.
@@ -24,14 +25,14 @@ pub struct RoundTrip {
 }
 
 /// Registers `key` as an agent (no proof of work); the error code when it fails.
-pub fn register(gw: &Gateway, key: &SigningKey, now_ms: u64) -> Result<(), String> {
+pub fn register(gw: &Wire, key: &SigningKey, now_ms: u64) -> Result<(), String> {
     register_proven(gw, key, now_ms, 0)
 }
 
 /// Registers `key` as an agent with a proof of work of `pow_bits` (0: none); the error code
 /// when it fails.
 pub fn register_proven(
-    gw: &Gateway,
+    gw: &Wire,
     key: &SigningKey,
     now_ms: u64,
     pow_bits: u32,
@@ -48,13 +49,13 @@ pub fn register_proven(
 
 /// Requests the challenge of a signed request for a registered `key`, solves it and responds.
 pub fn challenge_and_respond_signed(
-    gw: &Gateway,
+    gw: &Wire,
     registry: &Registry,
     key: &SigningKey,
     request: &SignedRequest,
 ) -> RoundTrip {
     match request_challenge(gw, request) {
-        Ok(issued) => respond(gw, registry, key, &issued),
+        Ok(issued) => respond(gw, registry, key, issued),
         Err(_) => RoundTrip {
             accepted: false,
             errors: 1,
@@ -75,10 +76,10 @@ pub struct Refusal {
 }
 
 /// Requests the challenge of a signed request: the node's reply (envelope and prompt).
-pub fn request_challenge(gw: &Gateway, request: &SignedRequest) -> Result<Value, Refusal> {
-    match gw.post("/v1/challenges", request) {
-        Ok(r) if r.status == 200 => Ok(r.body),
-        Ok(r) => Err(Refusal {
+pub fn request_challenge(gw: &Wire, request: &SignedRequest) -> Result<ChallengeView, Refusal> {
+    match gw.post_for("/v1/challenges", request) {
+        Ok(Ok(issued)) => Ok(issued),
+        Ok(Err(r)) => Err(Refusal {
             code: r.body["code"].as_str().unwrap_or("http_error").to_owned(),
             opens_at: r.body["opens_at"].as_u64(),
         }),
@@ -90,48 +91,55 @@ pub fn request_challenge(gw: &Gateway, request: &SignedRequest) -> Result<Value,
 }
 
 /// Solves an issued challenge (as [`request_challenge`] returned it) and responds with `key`.
-pub fn respond(gw: &Gateway, registry: &Registry, key: &SigningKey, issued: &Value) -> RoundTrip {
+pub fn respond(
+    gw: &Wire,
+    registry: &Registry,
+    key: &SigningKey,
+    issued: ChallengeView,
+) -> RoundTrip {
     let mut out = RoundTrip {
         accepted: false,
         errors: 0,
         respond: None,
         accepted_at: None,
     };
-    let (Some(answer), Ok(challenge)) = (
-        solve(registry, issued),
-        serde_json::from_value::<SignedChallenge>(issued["challenge"].clone()),
-    ) else {
+    let Some(answer) = solve(registry, issued.prompt) else {
         out.errors += 1;
         return out;
     };
-    let response = Response::new(key, challenge, answer);
+    let response = Response::new(key, issued.challenge, answer);
     let start = Instant::now();
-    let reply = gw.post("/v1/responses", &response);
+    let reply = gw.post_for::<_, Accepted>("/v1/responses", &response);
     out.respond = Some(start.elapsed());
     match reply {
-        Ok(r) if r.status == 200 => {
+        Ok(Ok(verdict)) => {
             out.accepted = true;
-            out.accepted_at = r.body["window"]
-                .as_u64()
-                .zip(r.body["accepted_at"].as_u64());
+            out.accepted_at = Some((verdict.window, verdict.accepted_at));
         }
         _ => out.errors += 1,
     }
     out
 }
 
-fn solve(registry: &Registry, issued: &Value) -> Option<Vec<u8>> {
-    let p = &issued["prompt"];
+/// What the load generator reads of an accepted response's verdict (the rest, the sealed
+/// acceptance included, is skipped unread).
+#[derive(Deserialize)]
+struct Accepted {
+    window: u64,
+    accepted_at: u64,
+}
+
+fn solve(registry: &Registry, prompt: PromptView) -> Option<Vec<u8>> {
     let prompt = Prompt {
-        family: p["family"].as_str()?.to_owned(),
-        text: p["text"].as_str()?.to_owned(),
-        data: serde_json::to_vec(&p["data"]).ok()?,
+        data: serde_json::to_vec(&prompt.data).ok()?,
+        family: prompt.family,
+        text: prompt.text,
     };
     registry.get(&prompt.family)?.solve(&prompt)
 }
 
 /// The current window and time as the node reports them.
-pub fn current(gw: &Gateway) -> anyhow::Result<(u64, u64)> {
+pub fn current(gw: &Wire) -> anyhow::Result<(u64, u64)> {
     let w = gw.get("/v1/windows/current")?.body;
     Ok((
         w["t"].as_u64().context("window")?,
@@ -243,7 +251,7 @@ pub fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
 
 /// Waits until the node at `url` answers `/healthz`.
 pub fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
-    let gw = Gateway::new(url);
+    let gw = Wire::new(url);
     let start = Instant::now();
     while start.elapsed() < limit {
         if gw.get("/healthz").is_ok_and(|r| r.status == 200) {
@@ -258,7 +266,7 @@ pub fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
 pub fn scrape(urls: &[String]) -> Vec<String> {
     urls.iter()
         .map(|u| {
-            Gateway::new(u)
+            Wire::new(u)
                 .get("/metrics")
                 .ok()
                 .and_then(|r| r.body.as_str().map(str::to_owned))

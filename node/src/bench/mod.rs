@@ -9,6 +9,7 @@ pub mod http_steps;
 pub mod load;
 pub mod scale;
 pub mod verify;
+pub mod wire;
 
 use clap::Subcommand;
 

@@ -17,7 +17,7 @@ use hco_oracle::{
 };
 use serde_json::{Value, json};
 
-pub use http::Gateway;
+pub use http::{Gateway, Reply};
 
 use crate::api::{ChallengeView, ProofView, VerdictView};
 use crate::keyfile::{self, KeyKind};

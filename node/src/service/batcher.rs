@@ -23,6 +23,7 @@ pub const MAX_BATCH: usize = 512;
 const IN_FLIGHT: InFlight = InFlight {
     most: 3,
     beside_others_from: 64,
+    gather: None,
 };
 
 /// Responses waiting for verification, with the time each was queued.

@@ -64,6 +64,12 @@ pub(super) struct InFlight {
     /// side by side cost more CPU per item than one larger batch a moment later; only batches
     /// large enough to keep a core busy run beside others. 1: every batch may.
     pub beside_others_from: usize,
+    /// Under load (the batch before began less than this long ago), a batch smaller than
+    /// `beside_others_from` first gathers items for up to this long. For a handler whose
+    /// batches are quick (no flush), items arrive one by one between batches, and a batch of
+    /// one costs what a batch of several does; a lone item, with the queue otherwise quiet,
+    /// does not wait. `None`: never gathers.
+    pub gather: Option<std::time::Duration>,
 }
 
 /// Takes batches of up to `max` items off the queue and runs `handle` on each, as many at once
@@ -86,11 +92,28 @@ pub(super) async fn run<I, O, F, Fut>(
     let ended = Arc::new(Notify::new());
     let max = max.max(1);
     let mut open = true;
+    let mut last_batch: Option<tokio::time::Instant> = None;
     while open {
         let Some(first) = batches.rx.recv().await else {
             break;
         };
         let mut batch = vec![first];
+        let gather = in_flight
+            .gather
+            .filter(|g| last_batch.is_some_and(|at| at.elapsed() < *g));
+        if let Some(gather) = gather {
+            let until = tokio::time::sleep(gather);
+            tokio::pin!(until);
+            while open && batch.len() < in_flight.beside_others_from.min(max) {
+                tokio::select! {
+                    item = batches.rx.recv() => match item {
+                        Some(item) => batch.push(item),
+                        None => open = false,
+                    },
+                    () = &mut until => break,
+                }
+            }
+        }
         loop {
             while batch.len() < max {
                 match batches.rx.try_recv() {
@@ -112,6 +135,7 @@ pub(super) async fn run<I, O, F, Fut>(
                 },
             }
         }
+        last_batch = Some(tokio::time::Instant::now());
         running.fetch_add(1, Ordering::AcqRel);
         let (handle, running, ended) = (handle.clone(), running.clone(), ended.clone());
         tokio::spawn(async move {
@@ -136,6 +160,7 @@ mod tests {
         InFlight {
             most,
             beside_others_from: 1,
+            gather: None,
         }
     }
 
@@ -197,6 +222,7 @@ mod tests {
         let in_flight = InFlight {
             most: 2,
             beside_others_from: 4,
+            gather: None,
         };
         tokio::spawn(run(batches, 8, in_flight, move |items: Vec<u32>| {
             seen.lock().unwrap().push(items.clone());
@@ -230,5 +256,58 @@ mod tests {
         assert_eq!(first.await.unwrap(), 0);
         // With nothing in flight, a lone item runs at once.
         assert_eq!(queue.submit(9).unwrap().await.unwrap(), 9);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn under_load_a_small_batch_gathers_for_a_while_and_a_lone_item_does_not_wait() {
+        let (queue, batches) = channel::<u32, u32>(16);
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let seen = sizes.clone();
+        let gather = std::time::Duration::from_millis(2);
+        let in_flight = InFlight {
+            most: 1,
+            beside_others_from: 4,
+            gather: Some(gather),
+        };
+        tokio::spawn(run(batches, 8, in_flight, move |items: Vec<u32>| {
+            seen.lock()
+                .unwrap()
+                .push((items.clone(), tokio::time::Instant::now()));
+            async move { Some(items) }
+        }));
+        let start = tokio::time::Instant::now();
+        // The first item: no batch before it, so no load; it is checked at once.
+        assert_eq!(queue.submit(0).unwrap().await.unwrap(), 0);
+        // Right after a batch: the next items gather, up to 4 ...
+        let four: Vec<_> = (1..5).map(|i| queue.submit(i).unwrap()).collect();
+        for rx in four {
+            rx.await.unwrap();
+        }
+        // ... or for at most `gather`.
+        let two: Vec<_> = (5..7).map(|i| queue.submit(i).unwrap()).collect();
+        for rx in two {
+            rx.await.unwrap();
+        }
+        // Long after the last batch, a lone item does not wait.
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let quiet = tokio::time::Instant::now();
+        assert_eq!(queue.submit(9).unwrap().await.unwrap(), 9);
+        let sizes = sizes.lock().unwrap();
+        let batches: Vec<&Vec<u32>> = sizes.iter().map(|(b, _)| b).collect();
+        assert_eq!(
+            batches,
+            vec![&vec![0], &vec![1, 2, 3, 4], &vec![5, 6], &vec![9]]
+        );
+        assert_eq!(sizes[0].1, start, "the first item waited for nothing");
+        assert_eq!(sizes[1].1, start, "four items: the batch is full at once");
+        assert_eq!(
+            sizes[2].1,
+            start + gather,
+            "two items waited out the gathering"
+        );
+        assert_eq!(
+            sizes[3].1, quiet,
+            "a lone item on a quiet queue waited for nothing"
+        );
     }
 }

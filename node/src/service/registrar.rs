@@ -19,6 +19,7 @@ const MAX_BATCH: usize = 256;
 const IN_FLIGHT: InFlight = InFlight {
     most: 2,
     beside_others_from: 32,
+    gather: None,
 };
 /// Longest a registration relayed by a peer waits for room in a full queue.
 const RELAYED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -99,7 +99,7 @@ pub fn run(
     while remaining > 0 {
         // A placed slot was placed in the current window; an open one needs a whole window.
         let (t, start) = if probe_slot && out.windows == 0 {
-            crate::bench::load::current(&node.gateway)?
+            node.current()?
         } else {
             next_window_start(&node)?
         };

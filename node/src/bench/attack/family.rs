@@ -93,7 +93,7 @@ pub fn measure(
         Ok(())
     })?;
     let timing = timing(&node.config, family)?;
-    let t = crate::bench::load::current(&node.gateway)?.0;
+    let t = node.current()?.0;
     let next = AtomicU64::new(0);
     let outcomes = Mutex::new(Vec::with_capacity(tries as usize));
     let refusals = Mutex::new(std::collections::BTreeMap::new());

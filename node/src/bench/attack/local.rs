@@ -64,6 +64,12 @@ impl LocalNode {
         })
     }
 
+    /// The current window and time as the node reports them.
+    pub fn current(&self) -> anyhow::Result<(u64, u64)> {
+        let url = format!("http://{}", self.config.http.listen);
+        crate::bench::load::current(&crate::bench::wire::Wire::new(&url))
+    }
+
     /// Registers `key` as a human identity; the refusal code if any.
     pub fn register_human(&self, key: &SigningKey) -> Result<IdentityId, String> {
         self.register(key, Class::Human)

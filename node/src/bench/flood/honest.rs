@@ -12,7 +12,7 @@ use hco_challenges::Registry;
 use hco_oracle::{Clock, SignedRequest, SystemClock};
 
 use crate::bench::load::{challenge_and_respond_signed, current, register_proven};
-use crate::client::Gateway;
+use crate::bench::wire::Wire;
 
 /// Registers `n` identities from `first_seed` on, over `clients` threads, each with the
 /// network's proof of `pow_bits`; returns those the node accepted.
@@ -28,7 +28,7 @@ pub fn register(
     std::thread::scope(|s| {
         for _ in 0..clients.max(1) {
             s.spawn(|| {
-                let gw = Gateway::new(url);
+                let gw = Wire::new(url);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= n {
@@ -63,7 +63,7 @@ pub fn play(
         for c in 0..clients {
             let (latencies, accepted) = (&latencies, &accepted);
             s.spawn(move || {
-                let gw = Gateway::new(url);
+                let gw = Wire::new(url);
                 let registry = Registry::builtin();
                 let mine: Vec<&SigningKey> = keys.iter().skip(c).step_by(clients).collect();
                 let mut measured = Vec::new();

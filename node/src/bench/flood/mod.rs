@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use super::http::KillOnDrop;
 use super::load::{quantile_ms, run_at_client_priority, wait_healthy};
-use crate::client::Gateway;
+use crate::bench::wire::Wire;
 use crate::config::{Config, FamilySection, HttpLimits};
 
 /// Options of `hco bench flood`.
@@ -131,7 +131,7 @@ fn disk_mb(dir: &Path) -> f64 {
     (walk(dir) as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0
 }
 
-fn pruned(gw: &Gateway) -> u64 {
+fn pruned(gw: &Wire) -> u64 {
     let Ok(reply) = gw.get("/metrics") else {
         return 0;
     };
@@ -276,7 +276,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         .sum();
 
     // Pruning: the junk is idle; wait (bounded) until the member has removed it.
-    let gw = Gateway::new(&url);
+    let gw = Wire::new(&url);
     let wait_limit = Duration::from_secs(args.window_seconds.max(2) * 4 + 60);
     let start = Instant::now();
     while pruned(&gw) < junk_registered && start.elapsed() < wait_limit {
