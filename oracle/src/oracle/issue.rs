@@ -57,16 +57,20 @@ impl Oracle {
         let Some(profile) = self.profile_of(&id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
-        if let Some(existing) = self.ledger.issued(t, &id, j)? {
-            return Ok(self.reissue(&id, profile, t, j, &existing));
+        // One scan of the identity's issues in `t` answers both questions: was `j` issued
+        // already (then the same challenge is rebuilt), and which step comes next.
+        let issued = self.ledger.issued_in(t, &id)?;
+        if let Some((_, existing)) = issued.iter().find(|(k, _)| *k == j) {
+            return Ok(self.reissue(&id, profile, t, j, existing));
         }
-        match self.issue_next(&id, profile, t, j, now)? {
+        match self.issue_next(&id, profile, t, j, now, &issued)? {
             Ok(issued) => Ok(Ok(issued)),
             Err(reason) => Ok(Err(reason)),
         }
     }
 
-    /// Issues the next challenge of the sequence, if `j` is next and may be issued now.
+    /// Issues the next challenge of the sequence, if `j` is next and may be issued now;
+    /// `issued` is what was issued to `id` in `t` so far, in order.
     fn issue_next(
         &self,
         id: &IdentityId,
@@ -74,16 +78,16 @@ impl Oracle {
         t: u64,
         j: u32,
         now: Timestamp,
+        issued: &[(u32, IssuedRecord)],
     ) -> Outcome<IssuedChallenge> {
         let id = *id;
         let policy = self.params.policy(profile.class);
-        let issued = self.ledger.issued_in(t, &id)?;
         let next = issued.len() as u32;
         if j != next {
             return Ok(Err(Reason::OutOfSequence { j, next }));
         }
         let mut outcomes = Vec::with_capacity(issued.len());
-        for (k, rec) in &issued {
+        for (k, rec) in issued {
             outcomes.push(if self.ledger.is_accepted(t, &id, *k)? {
                 StepOutcome::Passed
             } else if self.ledger.answered(t, &id, *k)?.is_some() || now > rec.deadline {
