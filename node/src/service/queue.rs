@@ -1,8 +1,9 @@
 //! A bounded queue whose items are handled in batches: a caller submits one item and awaits its
 //! own result; the queue's task takes every item waiting (up to a batch's size) and hands the
 //! batch to a handler, with a bounded number of batches in flight ([`InFlight`]: small batches
-//! wait for the one in flight rather than run beside it). The verification batcher and the
-//! registrar use it so that one blocking-pool hop and one flush serve a whole batch.
+//! wait for the one in flight rather than run beside it, and may gather under load). The
+//! verification batcher and the registrar use it so that one blocking-pool hop and one flush
+//! serve a whole batch; the request checks, so that one batched signature check serves many.
 //!
 //! A full queue refuses at once ([`BatchQueue::submit`] returns `None`, and the caller answers
 //! `overloaded`); a handler that returns `None` (storage failed) drops the batch's reply
