@@ -82,9 +82,10 @@ impl Wire {
     ) -> anyhow::Result<Result<R, Reply>> {
         let body = serde_json::to_vec(body)?;
         self.exchange("POST", path, Some(&body), |status, bytes| {
-            match (200..300).contains(&status) {
-                true => serde_json::from_slice(bytes).map_err(|_| reply(status, bytes)),
-                false => Err(reply(status, bytes)),
+            if (200..300).contains(&status) {
+                serde_json::from_slice(bytes).map_err(|_| reply(status, bytes))
+            } else {
+                Err(reply(status, bytes))
             }
         })
     }
@@ -175,14 +176,20 @@ fn reply(status: u16, body: &[u8]) -> Reply {
 
 /// Sends `request` on `conn` and reads the reply into it.
 fn round_trip(mut conn: Conn, request: &[u8]) -> Result<Conn, Failure> {
-    // A write refused, or a reset before any byte of the reply: the node had closed it.
-    conn.stream
-        .write_all(request)
-        .map_err(|_| Failure::Closed)?;
+    // A write refused, or the end or a reset before any byte of the reply: the node had closed
+    // the connection. (A read that timed out is not that: the request may be under way.)
+    conn.stream.write_all(request).map_err(|e| {
+        if closed(&e) {
+            Failure::Closed
+        } else {
+            e.into()
+        }
+    })?;
     conn.filled = 0;
     let (status, head_len, body_len, close) = loop {
         match read_more(&mut conn) {
-            Ok(0) | Err(_) if conn.filled == 0 => return Err(Failure::Closed),
+            Ok(0) if conn.filled == 0 => return Err(Failure::Closed),
+            Err(e) if conn.filled == 0 && closed(&e) => return Err(Failure::Closed),
             Ok(0) => {
                 return Err(Failure::Other(anyhow::anyhow!(
                     "the reply's head was cut short"
@@ -212,6 +219,12 @@ fn round_trip(mut conn: Conn, request: &[u8]) -> Result<Conn, Failure> {
     conn.body = head_len..end;
     conn.keep = !close;
     Ok(conn)
+}
+
+/// Whether `e` says the peer closed the connection.
+fn closed(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    matches!(e.kind(), BrokenPipe | ConnectionAborted | ConnectionReset)
 }
 
 /// Reads what the socket has into the connection's buffer (grown when full); the bytes read
