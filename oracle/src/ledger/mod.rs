@@ -529,18 +529,13 @@ impl Ledger {
     fn meet(&self, t: u64) {
         self.recent.meet(t, || {
             let prefix = keys::window(t);
-            Ok(self
-                .accepted
-                .scan_prefix(prefix)
-                .next()
-                .transpose()?
-                .is_some()
-                || self
-                    .answered
-                    .scan_prefix(prefix)
-                    .next()
-                    .transpose()?
-                    .is_some())
+            let holds = |tree: &sled::Tree| -> Result<bool, sled::Error> {
+                Ok(tree.scan_prefix(prefix).next().transpose()?.is_some())
+            };
+            Ok(recent::Held {
+                answers: holds(&self.accepted)? || holds(&self.answered)?,
+                issues: holds(&self.issued)?,
+            })
         });
     }
 

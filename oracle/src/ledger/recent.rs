@@ -13,7 +13,10 @@
 //!   is read from sled throughout.
 //! - **issued**: the envelope stored by a first issue in this process. Issue records are
 //!   never rewritten, only pruned with their window, so a fingerprint that matches is the
-//!   record, and one that differs is another envelope.
+//!   record, and one that differs is another envelope. A window is *issue-tracked* when the
+//!   ledger held no issue of it when this process first met it: there, an identity whose
+//!   fingerprint (of `t ‖ id`) is absent was issued nothing, and an identity's first request
+//!   of a window reads nothing from sled to learn that its sequence is empty.
 //!
 //! Only the [`KEEP_WINDOWS`] newest windows are held, and at most [`MAX_ENTRIES`]
 //! fingerprints in all: a window past either bound is forgotten, and every question about it
@@ -34,17 +37,33 @@ pub const MAX_ENTRIES: usize = 12_000_000;
 /// A key `t ‖ id ‖ j` as the ledger stores it.
 pub type Key = [u8; 44];
 
+/// The prefix `t ‖ id` of an identity's keys in a window.
+pub type IdentityPrefix = [u8; 40];
+
+/// What sled held of a window when this process first met it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Held {
+    /// Some answer (an acceptance or an answered-marker).
+    pub answers: bool,
+    /// Some issue record.
+    pub issues: bool,
+}
+
 #[derive(Default)]
 struct Window {
     /// Whether every answer of this window is in `answered` (see the module doc).
     tracked: bool,
+    /// Whether every issue of this window is in `issued` (see the module doc).
+    issues_tracked: bool,
     answered: HashSet<u64>,
     issued: HashMap<u64, u64>,
+    /// The identities issued something in this window (fingerprints of `t ‖ id`).
+    issued_to: HashSet<u64>,
 }
 
 impl Window {
     fn entries(&self) -> usize {
-        self.answered.len() + self.issued.len()
+        self.answered.len() + self.issued.len() + self.issued_to.len()
     }
 }
 
@@ -104,24 +123,34 @@ impl Recent {
         self.fingerprint.hash_one(key)
     }
 
+    /// The fingerprint of the `t ‖ id` prefix of `key`, as [`Recent::surely_issued_nothing`]
+    /// computes it.
+    fn identity_fp(&self, key: &Key) -> u64 {
+        let mut prefix = [0u8; 40];
+        prefix.copy_from_slice(&key[..40]);
+        self.fingerprint.hash_one(prefix)
+    }
+
     fn envelope_fp(&self, challenge_id: &Digest, sig: &Sig) -> u64 {
         self.fingerprint.hash_one((challenge_id.0, sig.0))
     }
 
-    /// Starts holding window `t` if it is new and not too old; `holds_answers` says whether
-    /// sled has any answer of `t` (asked only then). Call before writing an answer of `t`.
-    pub fn meet(&self, t: u64, holds_answers: impl FnOnce() -> Result<bool, sled::Error>) {
+    /// Starts holding window `t` if it is new and not too old; `held` says what sled has of
+    /// `t` (asked only then). Call before writing an answer or an issue of `t`.
+    pub fn meet(&self, t: u64, held: impl FnOnce() -> Result<Held, sled::Error>) {
         let mut w = self.lock();
         if w.by_t.contains_key(&t) || w.too_old(t) {
             return;
         }
-        // Asked under the lock: a writer meets the window before it writes, so no answer can
-        // land between this look and the window being held.
-        let tracked = matches!(holds_answers(), Ok(false));
+        // Asked under the lock: a writer meets the window before it writes, so no answer or
+        // issue can land between this look and the window being held. A failed look is not
+        // trusted: the window is then left to sled.
+        let held = held();
         w.by_t.insert(
             t,
             Window {
-                tracked,
+                tracked: matches!(held, Ok(Held { answers: false, .. })),
+                issues_tracked: matches!(held, Ok(Held { issues: false, .. })),
                 ..Window::default()
             },
         );
@@ -157,12 +186,24 @@ impl Recent {
     /// Records the envelope first issued under `key` of window `t`.
     pub fn issued(&self, t: u64, key: &Key, challenge_id: &Digest, sig: &Sig) {
         let (fp, envelope) = (self.key_fp(key), self.envelope_fp(challenge_id, sig));
+        let to = self.identity_fp(key);
         let mut w = self.lock();
-        if let Some(window) = w.room(t)
-            && window.issued.insert(fp, envelope).is_none()
-        {
-            w.entries += 1;
-        }
+        let Some(window) = w.room(t) else {
+            return;
+        };
+        let added = usize::from(window.issued.insert(fp, envelope).is_none())
+            + usize::from(window.issued_to.insert(to));
+        w.entries += added;
+    }
+
+    /// Whether the identity of `prefix` (`t ‖ id`) was surely issued nothing in window `t`
+    /// (false: only sled can tell).
+    pub fn surely_issued_nothing(&self, t: u64, prefix: &IdentityPrefix) -> bool {
+        let fp = self.fingerprint.hash_one(prefix);
+        let w = self.lock();
+        w.by_t
+            .get(&t)
+            .is_some_and(|window| window.issues_tracked && !window.issued_to.contains(&fp))
     }
 
     /// Whether the envelope `(challenge_id, sig)` is the one issued under `key` of window `t`;
@@ -208,11 +249,17 @@ mod tests {
         k
     }
 
+    fn prefix(t: u64, n: u8) -> IdentityPrefix {
+        let mut p = [0u8; 40];
+        p.copy_from_slice(&key(t, n)[..40]);
+        p
+    }
+
     #[test]
     fn a_window_met_empty_answers_for_itself() {
         let r = Recent::new();
         assert!(!r.surely_unanswered(5, &key(5, 1)), "not met yet");
-        r.meet(5, || Ok(false));
+        r.meet(5, || Ok(Held::default()));
         assert!(r.surely_unanswered(5, &key(5, 1)));
         r.answered(5, &key(5, 1));
         assert!(!r.surely_unanswered(5, &key(5, 1)), "answered: ask sled");
@@ -222,7 +269,12 @@ mod tests {
     #[test]
     fn a_window_met_with_answers_is_left_to_sled() {
         let r = Recent::new();
-        r.meet(5, || Ok(true));
+        r.meet(5, || {
+            Ok(Held {
+                answers: true,
+                issues: false,
+            })
+        });
         assert!(!r.surely_unanswered(5, &key(5, 2)));
         r.meet(6, || Err(sled::Error::Unsupported("test".into())));
         assert!(
@@ -234,7 +286,7 @@ mod tests {
     #[test]
     fn a_window_is_met_once() {
         let r = Recent::new();
-        r.meet(5, || Ok(false));
+        r.meet(5, || Ok(Held::default()));
         r.answered(5, &key(5, 1));
         r.meet(5, || panic!("asked again"));
         assert!(!r.surely_unanswered(5, &key(5, 1)));
@@ -244,7 +296,7 @@ mod tests {
     fn issued_envelopes_match_only_themselves() {
         let r = Recent::new();
         let (id, sig) = (Digest([1; 32]), Sig([2; 64]));
-        r.meet(5, || Ok(false));
+        r.meet(5, || Ok(Held::default()));
         assert_eq!(r.issued_matches(5, &key(5, 1), &id, &sig), None);
         r.issued(5, &key(5, 1), &id, &sig);
         assert_eq!(r.issued_matches(5, &key(5, 1), &id, &sig), Some(true));
@@ -256,10 +308,56 @@ mod tests {
     }
 
     #[test]
+    fn a_window_met_without_issues_knows_who_was_issued_nothing() {
+        let r = Recent::new();
+        let (id, sig) = (Digest([1; 32]), Sig([2; 64]));
+        assert!(!r.surely_issued_nothing(5, &prefix(5, 1)), "not met yet");
+        r.meet(5, || Ok(Held::default()));
+        assert!(r.surely_issued_nothing(5, &prefix(5, 1)));
+        // Index 2 of identity 1: the identity's other indices are no longer known empty.
+        let mut later = key(5, 1);
+        later[40..].copy_from_slice(&2u32.to_be_bytes());
+        r.issued(5, &later, &id, &sig);
+        assert!(
+            !r.surely_issued_nothing(5, &prefix(5, 1)),
+            "issued: ask sled"
+        );
+        assert!(r.surely_issued_nothing(5, &prefix(5, 2)));
+        assert_eq!(r.entries(), 2, "the envelope and the identity");
+        r.meet(6, || {
+            Ok(Held {
+                answers: false,
+                issues: true,
+            })
+        });
+        assert!(
+            !r.surely_issued_nothing(6, &prefix(6, 2)),
+            "issues before: sled"
+        );
+        assert!(r.surely_unanswered(6, &key(6, 2)), "answers tracked apart");
+        r.meet(7, || Err(sled::Error::Unsupported("test".into())));
+        assert!(!r.surely_issued_nothing(7, &prefix(7, 2)), "a failed look");
+        assert!(!r.surely_unanswered(7, &key(7, 2)));
+    }
+
+    #[test]
+    fn a_window_forgotten_when_full_is_left_to_sled() {
+        let r = Recent::new();
+        r.meet(5, || Ok(Held::default()));
+        r.lock().entries = MAX_ENTRIES;
+        r.issued(5, &key(5, 1), &Digest([1; 32]), &Sig([2; 64]));
+        assert!(
+            !r.surely_issued_nothing(5, &prefix(5, 1)),
+            "not recorded: forgotten"
+        );
+        assert!(!r.surely_issued_nothing(5, &prefix(5, 2)));
+    }
+
+    #[test]
     fn only_the_newest_windows_are_held() {
         let r = Recent::new();
         for t in 0..=KEEP_WINDOWS {
-            r.meet(t, || Ok(false));
+            r.meet(t, || Ok(Held::default()));
             r.answered(t, &key(t, 1));
         }
         assert_eq!(r.entries(), KEEP_WINDOWS as usize);

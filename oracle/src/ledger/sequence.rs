@@ -73,8 +73,12 @@ impl Ledger {
         t: u64,
         id: &IdentityId,
     ) -> Result<Vec<(u32, IssuedRecord)>, LedgerError> {
+        let prefix = keys::window_id(t, id);
+        if self.recent.surely_issued_nothing(t, &prefix) {
+            return Ok(Vec::new());
+        }
         self.issued
-            .scan_prefix(keys::window_id(t, id))
+            .scan_prefix(prefix)
             .map(|entry| {
                 let (key, value) = entry?;
                 let j = key

@@ -66,6 +66,21 @@ pub fn check_registry(l: &Ledger, model: &Model) -> Result<(), TestCaseError> {
 
 pub fn check_window(l: &Ledger, model: &Model, t: u64) -> Result<(), TestCaseError> {
     for who in 0..WHO {
+        // The identity's issues in the window, by index (answered from memory when the
+        // ledger knows it issued nothing).
+        let indices: Vec<u32> = l
+            .issued_in(t, &id(who))
+            .unwrap()
+            .iter()
+            .map(|(j, _)| *j)
+            .collect();
+        let expected: Vec<u32> = model
+            .issued
+            .keys()
+            .filter(|(tt, w, _)| *tt == t && *w == who)
+            .map(|(_, _, j)| *j)
+            .collect();
+        prop_assert_eq!(indices, expected);
         for j in 0..3 {
             let k = (t, who, j);
             let issued = l.issued(t, &id(who), j).unwrap().map(|r| r.issued_at);
