@@ -10,8 +10,10 @@ if ! command -v cargo >/dev/null; then
 fi
 
 # What the tests need from Debian, installed where missing: headless Chromium and its driver
-# for the page's browser tests, Tesseract for the in-tree OCR attackers.
+# for the page's browser tests, Tesseract for the in-tree OCR attackers, make for building the
+# node's allocator (jemalloc, from C).
 missing=()
+command -v make >/dev/null || missing+=(make)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
@@ -19,12 +21,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null; then
     sudo=""
     if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
-    echo "installing ${missing[*]} for the browser tests and the OCR attackers" >&2
+    echo "installing ${missing[*]} for the build, the browser tests and the OCR attackers" >&2
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "missing ${missing[*]} and apt-get is not available: install them, or the browser" \
-      "tests (browser::devnet_browser_*) and the attacker tests fail" >&2
+    echo "missing ${missing[*]} and apt-get is not available: install them, or the build" \
+      "(make), the browser tests (browser::devnet_browser_*) or the attacker tests fail" >&2
   fi
 fi
 

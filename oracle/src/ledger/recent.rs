@@ -31,7 +31,8 @@ use crate::{Digest, Sig};
 /// Windows held: the current one, the one before it (answers in its grace) and the next.
 pub const KEEP_WINDOWS: u64 = 3;
 
-/// Fingerprints held in all (10–21 bytes each answered, 19–39 each issued): under 500 MB.
+/// Fingerprints held in all (10–21 bytes each answered or identity issued to, 19–39 each
+/// issued envelope): under 500 MB.
 pub const MAX_ENTRIES: usize = 12_000_000;
 
 /// A key `t ‖ id ‖ j` as the ledger stores it.
