@@ -32,10 +32,10 @@ use serde::Serialize;
 
 use super::http_steps::{self, StepsReport};
 use super::load::{
-    CpuMeter, challenge_and_respond_signed, current, peak_rss_mb, quantile_ms, register,
-    run_at_client_priority, scrape, sum_of, wait_healthy,
+    CpuMeter, challenge_and_respond_in_task, current, peak_rss_mb, quantile_ms, register,
+    run_at_client_priority, run_in_tasks, scrape, sum_of, wait_healthy,
 };
-use crate::bench::wire::Wire;
+use crate::bench::wire::{TaskWire, Wire};
 use crate::config::{Config, FamilySection};
 
 /// Options of `hco bench http`.
@@ -95,6 +95,14 @@ struct Report {
 /// The first identity key of the one-step phase; the identity-window phase's follow its last.
 const FIRST_KEY: u64 = 10_000_000;
 
+/// What one virtual client of the one-step phase counted.
+#[derive(Default)]
+struct ClientTally {
+    accepted: usize,
+    errors: u64,
+    latencies: Vec<Duration>,
+}
+
 pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let mut config = Config::default();
@@ -138,7 +146,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let codes = register_all(&url, &keys, concurrency);
     let registrations_per_s = n as f64 / reg_start.elapsed().as_secs_f64();
     tracing::info!(?codes, "registration errors");
-    let errors = AtomicU64::new(codes.values().sum());
+    let errors: u64 = codes.values().sum();
 
     // The ceremony: request and answer. Requests are signed before the clock starts, as a
     // client would while waiting for its slot; responses can only be signed once issued.
@@ -148,50 +156,37 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         .map(|k| hco_oracle::SignedRequest::new(k, t, 0))
         .collect();
     let next = AtomicU64::new(0);
-    let accepted = AtomicUsize::new(0);
     let attempted = AtomicUsize::new(0);
-    let latencies = Mutex::new(Vec::new());
     let limit = Duration::from_secs(args.seconds);
     let batches_before = verify_batches(&url);
     let meter = CpuMeter::start(pid);
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..concurrency {
-            s.spawn(|| {
-                let gw = Wire::new(&url);
-                let registry = Registry::builtin();
-                let mut mine = Vec::new();
-                while start.elapsed() < limit {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    attempted.fetch_add(1, Ordering::Relaxed);
-                    let trip = challenge_and_respond_signed(
-                        &gw,
-                        &registry,
-                        &keys[i as usize],
-                        &requests[i as usize],
-                    );
-                    errors.fetch_add(u64::from(trip.errors), Ordering::Relaxed);
-                    if trip.accepted {
-                        accepted.fetch_add(1, Ordering::Relaxed);
-                    }
-                    mine.extend(trip.respond);
-                }
-                if let Ok(mut all) = latencies.lock() {
-                    all.extend(mine);
-                }
-            });
+    let clients = run_in_tasks(concurrency, super::threads(None), |_| async {
+        let mut gw = TaskWire::new(&url);
+        let registry = Registry::builtin();
+        let mut mine = ClientTally::default();
+        while start.elapsed() < limit {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                break;
+            }
+            attempted.fetch_add(1, Ordering::Relaxed);
+            let (key, request) = (&keys[i as usize], &requests[i as usize]);
+            let trip = challenge_and_respond_in_task(&mut gw, &registry, key, request).await;
+            mine.errors += u64::from(trip.errors);
+            mine.accepted += usize::from(trip.accepted);
+            mine.latencies.extend(trip.respond);
         }
-    });
+        mine
+    })?;
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = meter.read(elapsed);
     let server_cpu = cpu.server_s;
     let batches = verify_batches(&url) - batches_before;
-    let mut latencies = latencies.into_inner().unwrap_or_default();
+    let mut latencies: Vec<Duration> = clients.iter().flat_map(|c| c.latencies.clone()).collect();
     latencies.sort();
-    let accepted = accepted.into_inner();
+    let accepted: usize = clients.iter().map(|c| c.accepted).sum();
+    let errors = errors + clients.iter().map(|c| c.errors).sum::<u64>();
     // Peak memory through registration and the one-step phase, before the second phase.
     let server_rss_mb = peak_rss_mb(pid).unwrap_or(0.0).round();
     let steps = if args.policy_steps > 0 {
@@ -214,7 +209,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         accepted_per_s: (accepted as f64 / elapsed).round(),
         p50_ms: quantile_ms(&latencies, 0.5),
         p99_ms: quantile_ms(&latencies, 0.99),
-        errors: errors.into_inner(),
+        errors,
         server_rss_mb,
         accepted,
         identities_attempted: attempted.into_inner(),

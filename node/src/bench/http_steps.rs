@@ -22,7 +22,6 @@
 //! which adds a WebAuthn (P-256/ES256) assertion verification per identity-window on the
 //! issuer; this phase does not include it (`identity_window_presence_verified: false`).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -32,8 +31,11 @@ use hco_oracle::{Clock, IdentityId, SignedRequest, SystemClock};
 use serde::Serialize;
 
 use super::http::register_all;
-use super::load::{CpuMeter, Refusal, current, quantile_ms, request_challenge, respond};
-use crate::bench::wire::Wire;
+use super::load::{
+    CpuMeter, Refusal, current, quantile_ms, request_challenge_in_task, respond_in_task,
+    run_in_tasks,
+};
+use crate::bench::wire::{TaskWire, Wire};
 
 /// Spare tries of the phase's policy (as in the production human policy).
 pub const SPARES: u32 = 1;
@@ -112,41 +114,34 @@ struct WindowTrip {
 pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
     let codes = register_all(phase.url, phase.keys, phase.concurrency);
     tracing::info!(?codes, "registration errors (identity-window phase)");
-    let errors = AtomicU64::new(codes.values().sum());
+    let registration_errors: u64 = codes.values().sum();
     let t = current(&Wire::new(phase.url))?.0;
     let requests = sign_requests(phase.keys, t, phase.steps)?;
     let n = phase.keys.len();
     let next = AtomicUsize::new(0);
     let complete: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
     let steps_accepted = AtomicU64::new(0);
-    let latencies = Mutex::new(Vec::new());
     let meter = CpuMeter::start(phase.pid);
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..phase.concurrency {
-            s.spawn(|| {
-                let gw = Wire::new(phase.url);
-                let registry = Registry::builtin();
-                let mut mine = Vec::new();
-                while start.elapsed() < phase.limit {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(key) = phase.keys.get(i) else {
-                        break;
-                    };
-                    let trip = identity_window(&gw, &registry, key, t, &requests[i], phase);
-                    errors.fetch_add(u64::from(trip.errors), Ordering::Relaxed);
-                    steps_accepted.fetch_add(u64::from(trip.accepted), Ordering::Relaxed);
-                    complete[i].store(trip.complete, Ordering::Relaxed);
-                    if trip.complete {
-                        mine.push(trip.latency);
-                    }
-                }
-                if let Ok(mut all) = latencies.lock() {
-                    all.extend(mine);
-                }
-            });
+    let clients = run_in_tasks(phase.concurrency, super::threads(None), |_| async {
+        let mut gw = TaskWire::new(phase.url);
+        let registry = Registry::builtin();
+        let (mut latencies, mut errors) = (Vec::new(), 0u64);
+        while start.elapsed() < phase.limit {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(key) = phase.keys.get(i) else {
+                break;
+            };
+            let trip = identity_window(&mut gw, &registry, key, t, &requests[i], phase).await;
+            errors += u64::from(trip.errors);
+            steps_accepted.fetch_add(u64::from(trip.accepted), Ordering::Relaxed);
+            complete[i].store(trip.complete, Ordering::Relaxed);
+            if trip.complete {
+                latencies.push(trip.latency);
+            }
         }
-    });
+        (latencies, errors)
+    })?;
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = meter.read(elapsed);
     let attempted = next.into_inner().min(n);
@@ -155,8 +150,9 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
         .filter(|c| c.load(Ordering::Relaxed))
         .count();
     let confirmed = confirm(phase, t, attempted);
-    let mut latencies = latencies.into_inner().unwrap_or_default();
+    let mut latencies: Vec<Duration> = clients.iter().flat_map(|c| c.0.clone()).collect();
     latencies.sort();
+    let errors = registration_errors + clients.iter().map(|c| c.1).sum::<u64>();
     let round2 = |x: f64| (x * 100.0).round() / 100.0;
     Ok(StepsReport {
         identity_windows_per_s: round2(windows as f64 / elapsed),
@@ -168,7 +164,7 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
         },
         identity_window_p50_ms: quantile_ms(&latencies, 0.5),
         identity_window_p99_ms: quantile_ms(&latencies, 0.99),
-        identity_window_errors: errors.into_inner(),
+        identity_window_errors: errors,
         identity_windows: windows,
         identity_windows_attempted: attempted,
         identity_windows_confirmed: confirmed,
@@ -185,8 +181,8 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
 
 /// Runs the window of `key` in `t`: each step requested, solved and answered in turn, a
 /// refused answer taking the spare try, until every step passed or no try is left.
-fn identity_window(
-    gw: &Wire,
+async fn identity_window(
+    gw: &mut TaskWire,
     registry: &Registry,
     key: &SigningKey,
     t: u64,
@@ -205,7 +201,7 @@ fn identity_window(
                 &spare
             }
         };
-        let issued = match request_challenge(gw, request) {
+        let issued = match request_challenge_in_task(gw, request).await {
             Ok(issued) => issued,
             // The step opens later in the slot: wait for it, as a client does.
             Err(Refusal {
@@ -215,7 +211,7 @@ fn identity_window(
                 && at.saturating_sub(SystemClock.now()) < phase.limit.as_millis() as u64 =>
             {
                 let wait = at.saturating_sub(SystemClock.now()).max(1);
-                std::thread::sleep(Duration::from_millis(wait));
+                tokio::time::sleep(Duration::from_millis(wait)).await;
                 continue;
             }
             Err(refusal) => {
@@ -224,7 +220,7 @@ fn identity_window(
                 break;
             }
         };
-        let trip = respond(gw, registry, key, issued);
+        let trip = respond_in_task(gw, registry, key, issued).await;
         errors += trip.errors;
         passed += u32::from(trip.accepted);
         j += 1;

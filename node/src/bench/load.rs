@@ -9,7 +9,8 @@ use hco_oracle::{Response, SignedRegister, SignedRequest};
 use serde::Deserialize;
 
 use crate::api::{ChallengeView, PromptView};
-use crate::bench::wire::Wire;
+use crate::bench::wire::{TaskWire, Wire};
+use crate::client::Reply;
 use crate::config::Config;
 
 /// The outcome of answering one challenge.
@@ -56,12 +57,20 @@ pub fn challenge_and_respond_signed(
 ) -> RoundTrip {
     match request_challenge(gw, request) {
         Ok(issued) => respond(gw, registry, key, issued),
-        Err(_) => RoundTrip {
-            accepted: false,
-            errors: 1,
-            respond: None,
-            accepted_at: None,
-        },
+        Err(_) => RoundTrip::failed(),
+    }
+}
+
+/// [`challenge_and_respond_signed`] from a task.
+pub async fn challenge_and_respond_in_task(
+    gw: &mut TaskWire,
+    registry: &Registry,
+    key: &SigningKey,
+    request: &SignedRequest,
+) -> RoundTrip {
+    match request_challenge_in_task(gw, request).await {
+        Ok(issued) => respond_in_task(gw, registry, key, issued).await,
+        Err(_) => RoundTrip::failed(),
     }
 }
 
@@ -76,8 +85,21 @@ pub struct Refusal {
 }
 
 /// Requests the challenge of a signed request: the node's reply (envelope and prompt).
-pub fn request_challenge(gw: &Wire, request: &SignedRequest) -> Result<ChallengeView, Refusal> {
-    match gw.post_for("/v1/challenges", request) {
+fn request_challenge(gw: &Wire, request: &SignedRequest) -> Result<ChallengeView, Refusal> {
+    issued(gw.post_for("/v1/challenges", request))
+}
+
+/// [`request_challenge`] from a task.
+pub async fn request_challenge_in_task(
+    gw: &mut TaskWire,
+    request: &SignedRequest,
+) -> Result<ChallengeView, Refusal> {
+    issued(gw.post_for("/v1/challenges", request).await)
+}
+
+/// The challenge in the node's reply to a challenge request, or why there is none.
+fn issued(reply: anyhow::Result<Result<ChallengeView, Reply>>) -> Result<ChallengeView, Refusal> {
+    match reply {
         Ok(Ok(issued)) => Ok(issued),
         Ok(Err(r)) => Err(Refusal {
             code: r.body["code"].as_str().unwrap_or("http_error").to_owned(),
@@ -91,34 +113,60 @@ pub fn request_challenge(gw: &Wire, request: &SignedRequest) -> Result<Challenge
 }
 
 /// Solves an issued challenge (as [`request_challenge`] returned it) and responds with `key`.
-pub fn respond(
-    gw: &Wire,
+fn respond(gw: &Wire, registry: &Registry, key: &SigningKey, issued: ChallengeView) -> RoundTrip {
+    let Some(response) = answer(registry, key, issued) else {
+        return RoundTrip::failed();
+    };
+    let start = Instant::now();
+    let reply = gw.post_for::<_, Accepted>("/v1/responses", &response);
+    RoundTrip::of(reply, start.elapsed())
+}
+
+/// [`respond`] from a task.
+pub async fn respond_in_task(
+    gw: &mut TaskWire,
     registry: &Registry,
     key: &SigningKey,
     issued: ChallengeView,
 ) -> RoundTrip {
-    let mut out = RoundTrip {
-        accepted: false,
-        errors: 0,
-        respond: None,
-        accepted_at: None,
+    let Some(response) = answer(registry, key, issued) else {
+        return RoundTrip::failed();
     };
-    let Some(answer) = solve(registry, issued.prompt) else {
-        out.errors += 1;
-        return out;
-    };
-    let response = Response::new(key, issued.challenge, answer);
     let start = Instant::now();
-    let reply = gw.post_for::<_, Accepted>("/v1/responses", &response);
-    out.respond = Some(start.elapsed());
-    match reply {
-        Ok(Ok(verdict)) => {
-            out.accepted = true;
-            out.accepted_at = Some((verdict.window, verdict.accepted_at));
+    let reply = gw.post_for::<_, Accepted>("/v1/responses", &response).await;
+    RoundTrip::of(reply, start.elapsed())
+}
+
+/// The answer to an issued challenge, signed with `key` (`None`: the solver failed).
+fn answer(registry: &Registry, key: &SigningKey, issued: ChallengeView) -> Option<Response> {
+    let answer = solve(registry, issued.prompt)?;
+    Some(Response::new(key, issued.challenge, answer))
+}
+
+impl RoundTrip {
+    /// A round trip that failed before its response was sent.
+    fn failed() -> Self {
+        Self {
+            accepted: false,
+            errors: 1,
+            respond: None,
+            accepted_at: None,
         }
-        _ => out.errors += 1,
     }
-    out
+
+    /// The round trip of a response whose request took `latency` and got `reply`.
+    fn of(reply: anyhow::Result<Result<Accepted, Reply>>, latency: Duration) -> Self {
+        let accepted_at = match reply {
+            Ok(Ok(verdict)) => Some((verdict.window, verdict.accepted_at)),
+            _ => None,
+        };
+        Self {
+            accepted: accepted_at.is_some(),
+            errors: u32::from(accepted_at.is_none()),
+            respond: Some(latency),
+            accepted_at,
+        }
+    }
 }
 
 /// What the load generator reads of an accepted response's verdict (the rest, the sealed
@@ -127,6 +175,41 @@ pub fn respond(
 struct Accepted {
     window: u64,
     accepted_at: u64,
+}
+
+/// Runs `clients` virtual clients as tasks on `threads` threads (the measured load runs one per
+/// core), each thread with its own single-threaded tokio runtime (threads keep the calling
+/// thread's priority); `client(k)` makes client `k`'s future. Their outputs, in no particular
+/// order.
+pub fn run_in_tasks<T: Send, F: Future<Output = T>>(
+    clients: usize,
+    threads: usize,
+    client: impl Fn(usize) -> F + Sync,
+) -> anyhow::Result<Vec<T>> {
+    let threads = threads.clamp(1, clients.max(1));
+    std::thread::scope(|s| {
+        let running: Vec<_> = (0..threads)
+            .map(|first| {
+                let client = &client;
+                s.spawn(move || -> anyhow::Result<Vec<T>> {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()?;
+                    let mine = (first..clients).step_by(threads).map(client);
+                    Ok(runtime.block_on(futures::future::join_all(mine)))
+                })
+            })
+            .collect();
+        let mut outputs = Vec::with_capacity(clients);
+        for thread in running {
+            outputs.extend(
+                thread
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("a load thread panicked"))??,
+            );
+        }
+        Ok(outputs)
+    })
 }
 
 fn solve(registry: &Registry, prompt: PromptView) -> Option<Vec<u8>> {
