@@ -1,4 +1,5 @@
-//! `hco bench http`: a node process and a load generator on loopback. Every virtual identity
+//! `hco bench http`: a node process and a load generator on loopback (its virtual clients are
+//! tasks on one thread per core, see [`super::wire`]). Every virtual identity
 //! registers, requests a challenge and answers it (`proof_of_work` at a low difficulty, so the
 //! server rather than the client is measured), with durable writes on.
 //!
@@ -183,10 +184,10 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let cpu = meter.read(elapsed);
     let server_cpu = cpu.server_s;
     let batches = verify_batches(&url) - batches_before;
-    let mut latencies: Vec<Duration> = clients.iter().flat_map(|c| c.latencies.clone()).collect();
-    latencies.sort();
     let accepted: usize = clients.iter().map(|c| c.accepted).sum();
     let errors = errors + clients.iter().map(|c| c.errors).sum::<u64>();
+    let mut latencies: Vec<Duration> = clients.into_iter().flat_map(|c| c.latencies).collect();
+    latencies.sort();
     // Peak memory through registration and the one-step phase, before the second phase.
     let server_rss_mb = peak_rss_mb(pid).unwrap_or(0.0).round();
     let steps = if args.policy_steps > 0 {

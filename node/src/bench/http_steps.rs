@@ -150,9 +150,9 @@ pub fn run(phase: &Phase<'_>) -> anyhow::Result<StepsReport> {
         .filter(|c| c.load(Ordering::Relaxed))
         .count();
     let confirmed = confirm(phase, t, attempted);
-    let mut latencies: Vec<Duration> = clients.iter().flat_map(|c| c.0.clone()).collect();
-    latencies.sort();
     let errors = registration_errors + clients.iter().map(|c| c.1).sum::<u64>();
+    let mut latencies: Vec<Duration> = clients.into_iter().flat_map(|c| c.0).collect();
+    latencies.sort();
     let round2 = |x: f64| (x * 100.0).round() / 100.0;
     Ok(StepsReport {
         identity_windows_per_s: round2(windows as f64 / elapsed),

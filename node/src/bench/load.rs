@@ -371,3 +371,25 @@ fn metric_sum(text: &str, name: &str) -> f64 {
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_client_runs_once_and_clients_share_the_threads() {
+        let mut outputs = run_in_tasks(5, 2, |k| async move {
+            // A client that waits lets the others on its thread run meanwhile.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            (k, std::thread::current().id())
+        })
+        .unwrap();
+        outputs.sort_by_key(|(k, _)| *k);
+        let clients: Vec<usize> = outputs.iter().map(|(k, _)| *k).collect();
+        assert_eq!(clients, vec![0, 1, 2, 3, 4]);
+        let threads: std::collections::HashSet<_> = outputs.iter().map(|(_, t)| *t).collect();
+        assert_eq!(threads.len(), 2);
+        // More threads than clients: one thread per client.
+        assert_eq!(run_in_tasks(1, 4, |k| async move { k }).unwrap(), vec![0]);
+    }
+}
