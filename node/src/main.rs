@@ -30,7 +30,7 @@ use tracing_subscriber::EnvFilter;
 use keyfile::KeyKind;
 
 /// The process's allocator: jemalloc. Under `hco bench http` glibc's allocator took about a
-/// tenth of the node's CPU; with jemalloc the node used 14–17 % less CPU per acceptance for
+/// tenth of the node's CPU; with jemalloc the node used about 15 % less CPU per acceptance for
 /// 10–16 MB more resident memory (measured in one sitting, see "Serving load" in the operator
 /// guide).
 #[cfg(not(target_env = "msvc"))]

@@ -15,8 +15,8 @@
 //! Why tasks for the measured load: with a thread per virtual client, each reply woke a
 //! sleeping thread, and the node paid for that wake-up inside its own send (the loopback path
 //! delivers on the sender's core). Under `hco bench http` with 64 clients, the same load from
-//! tasks on two threads cost the load generator about 30 % and the node about 10 % less CPU per
-//! acceptance (see "Serving load" in the operator guide).
+//! tasks on two threads cost the load generator about a fifth and the node a few percent less
+//! CPU per acceptance (see "Serving load" in the operator guide).
 
 mod blocking;
 mod tasks;
