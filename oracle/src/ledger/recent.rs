@@ -124,11 +124,8 @@ impl Recent {
         self.fingerprint.hash_one(key)
     }
 
-    /// The fingerprint of the `t ‖ id` prefix of `key`, as [`Recent::surely_issued_nothing`]
-    /// computes it.
-    fn identity_fp(&self, key: &Key) -> u64 {
-        let mut prefix = [0u8; 40];
-        prefix.copy_from_slice(&key[..40]);
+    /// The fingerprint of an identity's `t ‖ id` prefix.
+    fn identity_fp(&self, prefix: &IdentityPrefix) -> u64 {
         self.fingerprint.hash_one(prefix)
     }
 
@@ -187,7 +184,9 @@ impl Recent {
     /// Records the envelope first issued under `key` of window `t`.
     pub fn issued(&self, t: u64, key: &Key, challenge_id: &Digest, sig: &Sig) {
         let (fp, envelope) = (self.key_fp(key), self.envelope_fp(challenge_id, sig));
-        let to = self.identity_fp(key);
+        let mut prefix: IdentityPrefix = [0; 40];
+        prefix.copy_from_slice(&key[..40]);
+        let to = self.identity_fp(&prefix);
         let mut w = self.lock();
         let Some(window) = w.room(t) else {
             return;
@@ -200,7 +199,7 @@ impl Recent {
     /// Whether the identity of `prefix` (`t ‖ id`) was surely issued nothing in window `t`
     /// (false: only sled can tell).
     pub fn surely_issued_nothing(&self, t: u64, prefix: &IdentityPrefix) -> bool {
-        let fp = self.fingerprint.hash_one(prefix);
+        let fp = self.identity_fp(prefix);
         let w = self.lock();
         w.by_t
             .get(&t)
