@@ -2,10 +2,12 @@
 //! and the registered class.
 //!
 //! Decompressing an ed25519 public key costs about a tenth of a signature check, and reading
-//! the registration back from the ledger costs a lookup and a decode; an identity asks for its
-//! challenge before answering it, so both are warm by the time the answer arrives. The maps are
-//! sharded to keep threads apart and bounded: a full shard is cleared, not grown. Both facts
-//! never change for an identity (a class conflict is refused), so a cached value is never stale.
+//! the registration back from the ledger costs a lookup and a decode. Storing a registration
+//! (from a client, gossip or reconciliation) caches both, since its check parsed the key and the
+//! record is at hand; otherwise an identity's first request of a window fills them, and its
+//! answer finds them warm. The maps are sharded to keep threads apart and bounded: a full
+//! shard is cleared, not grown. Both facts never change for an identity (a class conflict is
+//! refused), so a cached value is never stale.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

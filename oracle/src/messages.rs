@@ -25,15 +25,19 @@ pub(crate) fn check_version(got: u8) -> Result<(), Reason> {
     }
 }
 
-/// Checks a message the identity `id` signed itself: a valid, safe key and its signature.
-fn check_self_signed(id: &IdentityId, digest: &Digest, sig: &Sig) -> Result<(), Reason> {
-    if sign::public_key(&id.0).is_none() {
-        return Err(Reason::BadIdentityKey);
-    }
-    if !sign::verify(&id.0, digest, sig) {
+/// Checks a message the identity `id` signed itself: a valid, safe key and its signature
+/// (strict); returns the parsed key, decompressed once.
+fn check_self_signed(
+    id: &IdentityId,
+    digest: &Digest,
+    sig: &Sig,
+) -> Result<ed25519_dalek::VerifyingKey, Reason> {
+    let key = sign::public_key(&id.0).ok_or(Reason::BadIdentityKey)?;
+    let sig = ed25519_dalek::Signature::from_bytes(&sig.0);
+    if key.verify_strict(&digest.0, &sig).is_err() {
         return Err(Reason::BadIdentitySignature);
     }
-    Ok(())
+    Ok(key)
 }
 
 /// An identity announcing itself (open registration: the cost is paid per window).
@@ -193,8 +197,8 @@ impl SignedRegister {
         Ok(())
     }
 
-    /// Checks version, key and signature.
-    pub fn check(&self) -> Result<(), Reason> {
+    /// Checks version, key and signature; returns the identity's parsed key.
+    pub fn check(&self) -> Result<ed25519_dalek::VerifyingKey, Reason> {
         check_version(self.body.version)?;
         check_self_signed(&self.body.id, &Self::signing_digest(&self.body), &self.sig)
     }
@@ -259,7 +263,7 @@ impl SignedEnrolment {
                 limit: MAX_ENROLMENT_LEN,
             });
         }
-        check_self_signed(&self.body.id, &Self::signing_digest(&self.body), &self.sig)
+        check_self_signed(&self.body.id, &Self::signing_digest(&self.body), &self.sig).map(|_| ())
     }
 }
 

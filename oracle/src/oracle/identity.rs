@@ -96,9 +96,10 @@ impl Oracle {
         now: Timestamp,
         stored: &mut bool,
     ) -> Outcome<IdentityRecord> {
-        if let Err(reason) = reg.check() {
-            return Ok(Err(reason));
-        }
+        let key = match reg.check() {
+            Ok(key) => key,
+            Err(reason) => return Ok(Err(reason)),
+        };
         if reg.body.created_at > now.saturating_add(self.params.max_clock_skew_ms) {
             return Ok(Err(Reason::RegistrationFromFuture {
                 created_at: reg.body.created_at,
@@ -112,25 +113,28 @@ impl Oracle {
         if profile.visual_opt_out && self.params.families_for(profile, &self.registry).is_empty() {
             return Ok(Err(Reason::NoFamilyForProfile));
         }
-        if let Some(existing) = self.ledger.identity(&reg.body.id)? {
-            return Ok(if existing.register.body.class == reg.body.class {
-                Ok(existing)
-            } else {
-                Err(Reason::ClassConflict(existing.register.body.class))
-            });
-        }
-        let record = IdentityRecord {
-            register: reg.clone(),
-            window: self.params.window_at(now).unwrap_or(0),
+        let kept = match self.ledger.identity(&reg.body.id)? {
+            Some(existing) => existing,
+            None => {
+                let record = IdentityRecord {
+                    register: reg.clone(),
+                    window: self.params.window_at(now).unwrap_or(0),
+                };
+                let kept = self.ledger.put_identity(&record)?;
+                // Whichever write won, it is not yet flushed.
+                *stored = true;
+                kept
+            }
         };
-        let kept = self.ledger.put_identity(&record)?;
-        // Whichever write won, it is not yet flushed.
-        *stored = true;
-        Ok(if kept.register.body.class == reg.body.class {
-            Ok(kept)
-        } else {
-            Err(Reason::ClassConflict(kept.register.body.class))
-        })
+        if kept.register.body.class != reg.body.class {
+            return Ok(Err(Reason::ClassConflict(kept.register.body.class)));
+        }
+        // The identity's first request of a window needs both; this check parsed the key
+        // already, and the record is at hand.
+        self.keys.insert(&reg.body.id, key);
+        self.profiles
+            .insert(&reg.body.id, kept.register.body.profile());
+        Ok(Ok(kept))
     }
 
     /// The presence family's relying party (enrolment options for clients).
@@ -282,6 +286,34 @@ mod tests {
         // Re-sending a known identity's registration stays idempotent, however old.
         o.register_fresh(&stale, now).unwrap().unwrap();
         assert_eq!(o.ledger().identity_count(), 2);
+    }
+
+    #[test]
+    fn a_stored_registration_warms_the_caches_and_a_refused_one_does_not() {
+        let o = oracle(0);
+        let now = o.params().window_start(1);
+        let key = testing::key(43);
+        let id = testing::identity_id(&key);
+        let mut forged = SignedRegister::new(&key, Class::Agent, now);
+        forged.sig.0[0] ^= 1;
+        assert_eq!(refused(&o, &forged, now), "bad_identity_signature");
+        assert_eq!((o.keys.get(&id), o.profiles.get(&id)), (None, None));
+        let reg = SignedRegister::new(&key, Class::Agent, now);
+        o.register_fresh(&reg, now).unwrap().unwrap();
+        assert_eq!(o.keys.get(&id), Some(key.verifying_key()));
+        assert_eq!(o.profiles.get(&id), Some(reg.body.profile()));
+        // A conflicting class is refused; the cached profile stays the registered one.
+        o.profiles.clear();
+        let conflict = SignedRegister::new(&key, Class::Human, now);
+        let code = o
+            .register_fresh(&conflict, now)
+            .unwrap()
+            .unwrap_err()
+            .code();
+        assert_eq!(code, "class_conflict");
+        assert_eq!(o.profiles.get(&id), None);
+        o.register(&reg, now).unwrap().unwrap();
+        assert_eq!(o.profiles.get(&id), Some(reg.body.profile()));
     }
 
     #[test]
