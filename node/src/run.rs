@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::corpus::operator::AgentCorpus;
 use crate::corpus::schedule::SetsWatch;
 use crate::driver::{self, DriverOptions};
-use crate::http::{self, AppState};
+use crate::http::{self, AppState, Shared};
 use crate::idle;
 use crate::keyfile::{self, KeyKind};
 use crate::metrics::Metrics;
@@ -164,14 +164,14 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     } else {
         None
     };
-    let state = AppState {
+    let state = AppState::new(Shared {
         node,
         registry: Arc::new(prometheus),
         game,
         streams: Default::default(),
         limits: Arc::new(http::limits::Limits::new(&config.http.limits)),
         agent_corpus,
-    };
+    });
     let app = http::router(
         state,
         config.http.max_body_bytes,

@@ -29,9 +29,28 @@ pub use error::ApiError;
 
 use crate::service::Node;
 
-/// What handlers share.
+/// What handlers share. Every request clones the state (its middleware and its handler each
+/// take a copy), so the parts sit behind one reference count rather than one each.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    /// The state of a router over `shared`.
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The parts of [`AppState`].
+pub struct Shared {
     /// The node.
     pub node: Arc<Node>,
     /// The metrics registry, for `/metrics`.

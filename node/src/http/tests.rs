@@ -11,7 +11,7 @@ use hco_oracle::{Clock, Ledger, ManualClock, Oracle, SignedRegister, SignedReque
 use serde_json::Value;
 use tower::ServiceExt;
 
-use super::{AppState, router};
+use super::{AppState, Shared, router};
 use crate::config::P2pSection;
 use crate::metrics::Metrics;
 use crate::service::Node;
@@ -52,7 +52,7 @@ pub(super) async fn harness_with(params: hco_oracle::NetworkParams, ledger: Ledg
     let now = params.genesis_ms + 1_000;
     let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(now));
     let node = Node::start(oracle, net, metrics, clock);
-    let state = AppState {
+    let state = AppState::new(Shared {
         node: node.clone(),
         registry: Arc::new(registry),
         game: None,
@@ -61,7 +61,7 @@ pub(super) async fn harness_with(params: hco_oracle::NetworkParams, ledger: Ledg
         agent_corpus: Arc::new(
             crate::corpus::operator::AgentCorpus::load(&crate::config::Config::default()).unwrap(),
         ),
-    };
+    });
     Harness {
         app: router(state, 4096, Duration::from_secs(5), false),
         node,
