@@ -21,6 +21,39 @@ fn lower_hex<'a>(bytes: &[u8], out: &'a mut [u8]) -> &'a str {
     std::str::from_utf8(out).unwrap_or_default()
 }
 
+/// The value of each hex digit (either case), 0xff for any other byte.
+const NIBBLES: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut c = 0;
+    while c < 10 {
+        table[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        table[b'a' as usize + c] = 10 + c as u8;
+        table[b'A' as usize + c] = 10 + c as u8;
+        c += 1;
+    }
+    table
+};
+
+/// Decodes `hex` (either case) into `out`, which it must fill exactly; a table lookup per digit,
+/// since every key, digest and signature of every JSON request comes through here.
+fn decode_hex(hex: &[u8], out: &mut [u8]) -> Option<()> {
+    if hex.len() != 2 * out.len() {
+        return None;
+    }
+    let mut bad = 0u8;
+    for (pair, byte) in hex.chunks_exact(2).zip(out.iter_mut()) {
+        let (high, low) = (NIBBLES[usize::from(pair[0])], NIBBLES[usize::from(pair[1])]);
+        // Any digit's value fits in 4 bits; a non-digit sets the high bit.
+        bad |= high | low;
+        *byte = (high << 4) | (low & 0x0f);
+    }
+    (bad & 0x80 == 0).then_some(())
+}
+
 macro_rules! fixed_bytes {
     ($(#[$doc:meta])* $name:ident, $len:expr) => {
         $(#[$doc])*
@@ -65,7 +98,7 @@ macro_rules! fixed_bytes {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 let mut out = [0u8; $len];
-                hex::decode_to_slice(s.trim(), &mut out).map_err(|_| {
+                decode_hex(s.trim().as_bytes(), &mut out).ok_or_else(|| {
                     format!("expected {} hex characters for {}", 2 * $len, stringify!($name))
                 })?;
                 Ok(Self(out))
@@ -209,11 +242,30 @@ mod tests {
             format!("\"{expected}\"")
         );
         assert_eq!(expected.parse::<Sig>().unwrap(), sig);
+        assert_eq!(expected.to_uppercase().parse::<Sig>().unwrap(), sig);
         let id = IdentityId(bytes[..32].try_into().unwrap());
         assert_eq!(id.to_string(), hex::encode(&bytes[..32]));
         assert_eq!(
             serde_json::from_str::<IdentityId>(&serde_json::to_string(&id).unwrap()).unwrap(),
             id
         );
+    }
+
+    #[test]
+    fn hex_parsing_refuses_every_non_digit_and_every_wrong_length() {
+        let good = "0123456789abcdefABCDEF".repeat(3)[..64].to_owned();
+        let parsed: IdentityId = good.parse().unwrap();
+        assert_eq!(hex::encode(parsed.0), good.to_lowercase());
+        for at in [0, 1, 31, 63] {
+            for c in (0u8..=255).filter(|c| !c.is_ascii_hexdigit()) {
+                let mut bad = good.clone().into_bytes();
+                bad[at] = c;
+                let bad = String::from_utf8_lossy(&bad).into_owned();
+                assert!(bad.parse::<IdentityId>().is_err(), "{at} {c}");
+            }
+        }
+        assert!(good[..62].parse::<IdentityId>().is_err());
+        assert!(format!("{good}00").parse::<IdentityId>().is_err());
+        assert!("".parse::<IdentityId>().is_err());
     }
 }
