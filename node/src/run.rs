@@ -180,7 +180,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     );
     let stop = shutdown.clone();
     axum::serve(
-        listener,
+        http::rtt::Gateway(listener),
         app.into_make_service_with_connect_info::<http::rtt::ConnInfo>(),
     )
     .with_graceful_shutdown(async move { stop.cancelled().await })
