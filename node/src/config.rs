@@ -313,6 +313,10 @@ pub struct NetworkSection {
     /// Slot length for `global` and `staggered`.
     #[serde(with = "humantime_serde")]
     pub slot: Duration,
+    /// How far past its beat a touch prompt (a `presence` challenge in a `global` or
+    /// `staggered` slot) may open, drawn per identity; see docs/protocol.md.
+    #[serde(with = "humantime_serde")]
+    pub prompt_jitter: Duration,
     /// Enabled families.
     pub families: Vec<FamilySection>,
     /// Lifecycle thresholds in missed windows.
@@ -349,6 +353,7 @@ impl Default for NetworkSection {
             policy: ClassPolicies::default(),
             slot_mode: SlotMode::Open,
             slot: Duration::ZERO,
+            prompt_jitter: Duration::from_secs(1),
             families: vec![
                 FamilySection {
                     name: "proof_of_work".into(),
@@ -492,6 +497,7 @@ impl NetworkSection {
             policies: self.policy.clone(),
             slot_mode: self.slot_mode,
             slot_ms: ms(self.slot),
+            prompt_jitter_ms: ms(self.prompt_jitter),
             families: self
                 .families
                 .iter()

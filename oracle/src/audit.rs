@@ -40,6 +40,8 @@ pub enum Violation {
         /// The family's reason code.
         code: String,
     },
+    /// A touch prompt issued after its opening moment on the beat (its reaction window moved).
+    OffBeat,
 }
 
 impl Violation {
@@ -56,6 +58,7 @@ impl Violation {
             Violation::IssuedBeforeOpening => "issued_before_opening".into(),
             Violation::TooFast => "too_fast".into(),
             Violation::WrongAnswer { code } => format!("wrong_answer:{code}"),
+            Violation::OffBeat => "off_beat".into(),
         }
     }
 }
@@ -284,9 +287,16 @@ impl Window<'_> {
             return Some(Violation::OutsideSlot);
         }
         let seed = crate::secret::challenge_seed(secret, &c.id, c.t, c.j);
-        let opens_at = crate::secret::opening(params, &slot, known.profile.class, c.j, &seed);
+        let prompt = params.prompt_reaction_ms(&c.family, registry);
+        let opens_at =
+            crate::secret::opening(params, &slot, known.profile.class, c.j, prompt, &seed);
         if c.issued_at < opens_at {
             return Some(Violation::IssuedBeforeOpening);
+        }
+        // A touch prompt is issued on its beat, never later: a later `issued_at` would move
+        // the reaction window.
+        if prompt.is_some() && c.issued_at != opens_at {
+            return Some(Violation::OffBeat);
         }
         if a.accepted_at.saturating_sub(c.issued_at) < config.min_solve_ms {
             return Some(Violation::TooFast);

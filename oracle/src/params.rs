@@ -85,6 +85,12 @@ pub struct NetworkParams {
     pub slot_mode: SlotMode,
     /// Slot length for `global` and `staggered` (ignored for `open`).
     pub slot_ms: u64,
+    /// In a `global` or `staggered` slot, how far each identity's touch prompt (a challenge of
+    /// a passkey family, `presence`) may fall after its beat's start, drawn by the seed: the
+    /// beats of try `j` start `j · (deadline + jitter)` into the slot (see
+    /// [`NetworkParams::beat`]). 0 puts every identity's prompt on the beat itself.
+    #[serde(default = "default_prompt_jitter")]
+    pub prompt_jitter_ms: u64,
     /// Enabled families.
     pub families: Vec<FamilyConfig>,
     /// Lifecycle thresholds.
@@ -108,6 +114,10 @@ pub struct NetworkParams {
     /// The agent class's narrative corpus and set schedule.
     #[serde(default)]
     pub narrative: NarrativeParams,
+}
+
+fn default_prompt_jitter() -> u64 {
+    1000
 }
 
 /// A parameter that is missing or out of range.

@@ -11,6 +11,14 @@
 //! Inside a `global` or `staggered` ceremony slot, the slot is cut into one phase per try and
 //! challenge `j` opens at a seed-derived moment inside phase `j`; it cannot be fetched earlier,
 //! so a person cannot collect a window's steps ahead of time.
+//!
+//! A challenge of a family bound to a credential (`presence`) is a **touch prompt** there: it
+//! opens on beat `j`, `j · (deadline + prompt_jitter)` into the slot plus a seed-drawn moment of
+//! at most `prompt_jitter`, counts as issued at that moment whenever it is fetched, and is due
+//! its family's deadline (the reaction window) later. A person serving `k` identities faces
+//! their prompts inside the same few seconds of every beat, and one touch takes time that
+//! cannot be spent on two identities: this, not the cognitive steps (which a model may answer),
+//! is what bounds the identities one person keeps (docs/protocol.md, `hco sim bound`).
 
 use std::ops::Range;
 
@@ -223,20 +231,52 @@ impl NetworkParams {
         self.family(family).map_or(0, |f| f.min_solve_ms)
     }
 
+    /// Whether a challenge of `family` is a touch prompt: a family bound to a credential
+    /// (`presence`) in a `global` or `staggered` slot. A prompt opens on its beat
+    /// ([`NetworkParams::beat`]) and is due its family's deadline after it.
+    pub fn is_prompt(&self, family: &str, registry: &Registry) -> bool {
+        self.slot_mode != crate::SlotMode::Open
+            && registry.get(family).is_some_and(|f| f.uses_passkeys())
+    }
+
+    /// The reaction window of challenges of `family` if they are touch prompts.
+    pub fn prompt_reaction_ms(&self, family: &str, registry: &Registry) -> Option<u64> {
+        if !self.is_prompt(family, registry) {
+            return None;
+        }
+        self.family(family).map(|f| f.deadline_ms)
+    }
+
+    /// Where touch prompt `j` (reaction window `reaction_ms`) may open: from the start of beat
+    /// `j`, `j · (reaction_ms + prompt_jitter_ms)` into `slot`, to `prompt_jitter_ms` after
+    /// it (inclusive). Needs no secret: anyone can check that a prompt was issued on its beat.
+    pub fn beat(&self, slot: &Range<Timestamp>, j: u32, reaction_ms: u64) -> Range<Timestamp> {
+        let spacing = reaction_ms.saturating_add(self.prompt_jitter_ms);
+        let start = slot
+            .start
+            .saturating_add(u64::from(j).saturating_mul(spacing));
+        start..start.saturating_add(self.prompt_jitter_ms + 1)
+    }
+
     /// When challenge `j` opens inside `slot`: at a moment drawn by its seed inside phase `j`
-    /// of `tries` equal phases. An `open` slot opens every challenge at once.
+    /// of `tries` equal phases, or, for a touch prompt (`prompt` is its reaction window), on
+    /// beat `j`. An `open` slot opens every challenge at once.
     pub fn opens_at(
         &self,
         slot: &Range<Timestamp>,
         class: Class,
         j: u32,
+        prompt: Option<u64>,
         draw: &mut SeedStream,
     ) -> Timestamp {
-        let phase = self.phase(slot, class, j);
         if self.slot_mode == crate::SlotMode::Open {
-            return phase.start;
+            return slot.start;
         }
-        phase.start + draw.below((phase.end - phase.start).max(1))
+        let window = match prompt {
+            Some(reaction_ms) => self.beat(slot, j, reaction_ms),
+            None => self.phase(slot, class, j),
+        };
+        window.start + draw.below((window.end - window.start).max(1))
     }
 
     /// Phase `j` of `tries` equal phases of `slot`, inside which challenge `j` opens (the
@@ -306,6 +346,7 @@ impl NetworkParams {
                 ));
             }
         }
+        self.validate_beats(class, registry)?;
         // Where the class has a family no script passes, some step must always take one: a
         // baseline (proof of work, a lock family, templated arithmetic) is never the proof.
         let profile = Profile::new(class, false);
@@ -330,6 +371,45 @@ impl NetworkParams {
                     "every step may be served by a family a script passes (a baseline); name a \
                      {} family no script passes, or use \"{DRAWN}\"",
                     class.as_str()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl NetworkParams {
+    /// Every try that may serve a touch prompt has its beat inside the slot: from the first
+    /// prompt step to the last one plus the spares.
+    fn validate_beats(&self, class: Class, registry: &Registry) -> Result<(), crate::ParamsError> {
+        if self.slot_mode == crate::SlotMode::Open {
+            return Ok(());
+        }
+        let policy = self.policy(class);
+        let prompts: Vec<(usize, u64)> = policy
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, step)| match step {
+                Step::Family(name) => self.prompt_reaction_ms(name, registry).map(|r| (i, r)),
+                Step::Drawn => None,
+            })
+            .collect();
+        let Some(&(last, reaction_ms)) = prompts.last() else {
+            return Ok(());
+        };
+        let last_try = (last as u32).saturating_add(policy.spares);
+        let beat = self.beat(&(0..self.slot_ms), last_try, reaction_ms);
+        if beat.end.saturating_add(reaction_ms) > self.slot_ms {
+            return Err(crate::params::bad(
+                "slot_ms",
+                format!(
+                    "touch prompt {last_try} of the {} policy ends {} ms into the slot, after \
+                     its end ({} ms): lengthen the slot or shorten the prompt's deadline or \
+                     prompt_jitter",
+                    class.as_str(),
+                    beat.end + reaction_ms,
+                    self.slot_ms
                 ),
             ));
         }

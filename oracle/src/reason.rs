@@ -246,6 +246,14 @@ pub enum Reason {
         /// The family's stages.
         stages: usize,
     },
+    /// A touch prompt whose issue time is not on its beat (the reaction window moved).
+    #[error("the touch prompt was issued at {issued_at}, after its beat (which ends at {beat_end})")]
+    OffBeat {
+        /// The signed issue time.
+        issued_at: Timestamp,
+        /// The end (exclusive) of the moments the prompt may open at.
+        beat_end: Timestamp,
+    },
     /// A challenge whose deadline is not its issue time plus the family's response time.
     #[error(
         "the challenge's deadline {deadline} is not its issue time plus the family's response time ({expected})"
@@ -359,6 +367,7 @@ reason_table! {
     Reason::CredentialInUse => "credential_in_use", 409;
     Reason::NoSuchStage { .. } => "no_such_stage", 400;
     Reason::DeadlineMismatch { .. } => "deadline_mismatch", 422;
+    Reason::OffBeat { .. } => "off_beat", 422;
     Reason::CorpusExhausted { .. } => "corpus_exhausted", 422;
     Reason::CertificateConflict { .. } => "certificate_conflict", 409;
 }
@@ -483,6 +492,10 @@ mod tests {
             Reason::DeadlineMismatch {
                 deadline: 1,
                 expected: 2,
+            },
+            Reason::OffBeat {
+                issued_at: 3,
+                beat_end: 2,
             },
             Reason::CorpusExhausted {
                 family: "narrative_chain".into(),

@@ -102,15 +102,16 @@ fn family_order_seed(w_t: &Digest, id: &IdentityId, t: u64) -> Seed {
 }
 
 /// When challenge `(id, t, j)` opens inside `slot`, drawn from its seed (see
-/// [`NetworkParams::opens_at`]).
+/// [`NetworkParams::opens_at`]); `prompt` is the reaction window of a touch prompt.
 pub fn opening(
     params: &NetworkParams,
     slot: &std::ops::Range<crate::Timestamp>,
     class: hco_challenges::Class,
     j: u32,
+    prompt: Option<u64>,
     seed: &Seed,
 ) -> crate::Timestamp {
-    params.opens_at(slot, class, j, &mut seed.derive("opening").stream())
+    params.opens_at(slot, class, j, prompt, &mut seed.derive("opening").stream())
 }
 
 /// The prompt and answer key of `(id, t, j)` issued as `family`, after checking that the

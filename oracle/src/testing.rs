@@ -58,6 +58,7 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
         quorum: committee.len() as u32 / 2 + 1,
         issuer_fallback: 0,
         max_clock_skew_ms: 30_000,
+        prompt_jitter_ms: 1000,
         registration_pow_bits: 0,
         presence: Default::default(),
         narrative: crate::params::NarrativeParams::embedded(),

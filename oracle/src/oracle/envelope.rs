@@ -133,10 +133,21 @@ impl Oracle {
                 expected,
             });
         }
-        let phase = self.params.phase(slot, profile.class, c.j);
-        if c.issued_at < phase.start {
+        // Public checks of the opening (the seed's exact moment is audited after the reveal):
+        // a challenge is not issued before its phase, a touch prompt only on its beat.
+        let window = match self.params.prompt_reaction_ms(&c.family, &self.registry) {
+            Some(reaction_ms) => self.params.beat(slot, c.j, reaction_ms),
+            None => self.params.phase(slot, profile.class, c.j),
+        };
+        if c.issued_at < window.start {
             return Err(Reason::StepNotOpen {
-                opens_at: phase.start,
+                opens_at: window.start,
+            });
+        }
+        if self.params.is_prompt(&c.family, &self.registry) && c.issued_at >= window.end {
+            return Err(Reason::OffBeat {
+                issued_at: c.issued_at,
+                beat_end: window.end,
             });
         }
         if answer.len() > family.max_answer_len() {

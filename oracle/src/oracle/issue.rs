@@ -110,10 +110,18 @@ impl Oracle {
         }
         let w_t = window_secret(&self.node_secret, t);
         let seed = challenge_seed(&w_t, &id, t, j);
-        let opens_at = opening(&self.params, &slot, profile.class, j, &seed);
+        // A touch prompt opens on its beat and is issued there, whenever it is fetched: asked
+        // late, it comes with its reaction window already running (or over: a missed prompt,
+        // one try used).
+        let prompt = match step {
+            crate::Step::Family(name) => self.params.prompt_reaction_ms(name, &self.registry),
+            crate::Step::Drawn => None,
+        };
+        let opens_at = opening(&self.params, &slot, profile.class, j, prompt, &seed);
         if now < opens_at {
             return Ok(Err(Reason::StepNotOpen { opens_at }));
         }
+        let issued_at = if prompt.is_some() { opens_at } else { now };
         let generated =
             match draw_family(&self.params, &self.registry, profile, step, &w_t, &id, t, j)
                 .and_then(|config| Ok((config, generate(&self.registry, config, &seed, t)?)))
@@ -127,12 +135,12 @@ impl Oracle {
             t,
             j,
             &config.name,
-            now,
+            issued_at,
             config.deadline_ms,
             generated.prompt,
         );
         let fresh = IssuedRecord {
-            issued_at: now,
+            issued_at,
             deadline: issued.challenge.challenge.deadline,
             family: config.name.clone(),
             challenge_id: issued.challenge.challenge.challenge_id(),

@@ -503,6 +503,7 @@ fn prod_like(node_key: &SigningKey, human_steps: &[&str]) -> NetworkParams {
         quorum: 1,
         issuer_fallback: 0,
         max_clock_skew_ms: 30_000,
+        prompt_jitter_ms: 1000,
         registration_pow_bits: 0,
         presence: prod_presence(AttestationMode::Strict),
         narrative: hco_oracle::NarrativeParams::embedded(),

@@ -382,3 +382,93 @@ fn counters_move_on_every_node_that_records_the_acceptance() {
     other.record_remote(&[sealed]).unwrap().unwrap();
     assert_eq!(counter(other), counter(issuer));
 }
+
+#[test]
+fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
+    // Three presence prompts and a spare in a global slot: prompt j opens on beat j, is issued
+    // at its opening whenever it is fetched, and is due 5 s later.
+    const REACTION: u64 = 5_000;
+    const JITTER: u64 = 1_000;
+    let net = Net::with(1, |p| {
+        presence_only(p, 1);
+        p.families[0].deadline_ms = REACTION;
+        p.policies.human.steps = vec![Step::Family("presence".into()); 3];
+        p.slot_mode = hco_oracle::SlotMode::Global;
+        p.slot_ms = 40_000;
+        p.prompt_jitter_ms = JITTER;
+    });
+    let o = &net.oracles[0];
+    let person = testing::key(21);
+    let id = testing::identity_id(&person);
+    net.register(&person, Class::Human, net.start(0));
+    let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+    enrol(o, &person, &mut soft, net.start(0)).unwrap();
+    let slot = o.slot(0, &id).unwrap();
+    let opening = |j: u32, at: u64| match o.issue(&SignedRequest::new(&person, 0, j), at).unwrap() {
+        Err(hco_oracle::Reason::StepNotOpen { opens_at }) => opens_at,
+        other => panic!("prompt {j} asked at {at}: {other:?}"),
+    };
+    let beat = |j: u32| net.params.beat(&slot, j, REACTION);
+
+    // Prompt 0: asked before its beat, told when; asked 3 s after it opened, it is issued at
+    // the opening, so only 2 s of its reaction window are left.
+    let opens0 = opening(0, slot.start);
+    assert!(beat(0).contains(&opens0), "{opens0} not in {:?}", beat(0));
+    let p0 = issue(o, &person, 0, opens0 + 3_000);
+    assert_eq!(p0.challenge.challenge.issued_at, opens0);
+    assert_eq!(p0.challenge.challenge.deadline, opens0 + REACTION);
+    let a0 = assertion(o, &mut soft, &person, &p0);
+    assert_eq!(verdict(o, &person, &p0, a0, opens0 + 4_000), "accepted");
+
+    // Prompt 1: fetched after its reaction window ended, it comes already expired (a missed
+    // prompt uses the spare); answering it is `challenge_expired`.
+    let opens1 = opening(1, opens0 + 4_000);
+    assert!(beat(1).contains(&opens1));
+    assert_eq!(beat(1).start, slot.start + REACTION + JITTER);
+    let p1 = issue(o, &person, 1, opens1 + REACTION + 500);
+    assert_eq!(p1.challenge.challenge.issued_at, opens1);
+    let a1 = assertion(o, &mut soft, &person, &p1);
+    assert_eq!(
+        verdict(o, &person, &p1, a1, opens1 + REACTION + 600),
+        "challenge_expired"
+    );
+
+    // Prompts 2 and 3 (the spare) on their beats: the identity is active.
+    let mut at = opens1 + REACTION + 600;
+    for j in 2..4 {
+        let opens = opening(j, at);
+        assert!(beat(j).contains(&opens));
+        let p = issue(o, &person, j, opens + 1_200);
+        let a = assertion(o, &mut soft, &person, &p);
+        assert_eq!(verdict(o, &person, &p, a, opens + 1_500), "accepted");
+        at = opens + 1_500;
+    }
+    assert_eq!(o.active_set(0).unwrap(), vec![(id, Class::Human)]);
+
+    // The audit regenerates every opening: every prompt was issued exactly on it.
+    let closed = net.params.closes_at(0);
+    let reveal = o.reveal(0, closed).unwrap().unwrap();
+    o.add_reveal(&reveal, closed).unwrap().unwrap();
+    let report = o.audit(0).unwrap();
+    assert_eq!((report.checked, report.findings.len()), (3, 0), "{report:?}");
+}
+
+#[test]
+fn beats_must_fit_in_the_slot() {
+    let registry = Registry::builtin();
+    let mut p = testing::params_for(&[hco_oracle::NodeId([1; 32])]);
+    presence_only(&mut p, 1);
+    p.families[0].deadline_ms = 5_000;
+    p.policies.human.steps = vec![Step::Family("presence".into()); 3];
+    p.slot_mode = hco_oracle::SlotMode::Global;
+    p.window_ms = 3_600_000;
+    // Four beats of 6 s (the last one's window included) need 24 s and a millisecond.
+    p.slot_ms = 24_001;
+    p.validate(&registry).unwrap();
+    p.slot_ms = 23_000;
+    let err = p.validate(&registry).unwrap_err().to_string();
+    assert!(err.contains("touch prompt 3"), "{err}");
+    // An open slot has no beats.
+    p.slot_mode = hco_oracle::SlotMode::Open;
+    p.validate(&registry).unwrap();
+}
