@@ -218,6 +218,8 @@ action('get', async () => {
     passkeys: state.passkeys,
     assert: () => Passkey.assert(P.challengeId(view.challenge.challenge), state.passkeys),
     finished: () => Boolean(state.challenge?.done),
+    // A presence step inside a ceremony slot is a touch prompt: its reaction window is short.
+    prompt: state.window?.slot_mode !== 'open',
     // Multi-stage families: the identity-signed answer to stages 1..=k unlocks stage k + 1.
     stage: async (k, partial) => api('POST', '/v1/challenges/stage',
       await P.signedResponse(state.identity, view.challenge, `stage ${k}:${partial}`)),
@@ -258,17 +260,28 @@ async function send() {
     showVerdict(v.verdict, `Challenge ${v.j} of window ${v.window} (${v.family}) accepted.`);
     c.done = 'answered';
     await refresh();
+    nextInSlot();
   } catch (e) {
     if (!e.code) throw e;
     showVerdict(e.code, e.message);
     if (!NOT_JUDGED.includes(e.code)) {
       c.done = e.code === 'challenge_expired' ? 'time is up' : 'answered';
       await refresh();
+      nextInSlot();
     }
   } finally {
     c.sending = false;
     update();
   }
+}
+
+// Inside a ceremony slot the steps come one after another at moments the node sets (touch
+// prompts a few seconds apart): once a challenge has its verdict, the page asks for the next
+// one by itself, and waits on the node's `step_not_open` moment.
+function nextInSlot() {
+  if (state.window?.slot_mode === 'open' || state.allPassed) return;
+  clearTimeout(state.waiting);
+  state.waiting = setTimeout(() => $('get').click(), 300);
 }
 
 $('challenge').addEventListener('submit', (e) => {

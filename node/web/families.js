@@ -170,7 +170,40 @@ function interactive(prompt, area, form, done, context) {
   };
 }
 
-/** presence: one button; the passkey's assertion over the challenge id is the answer. */
+/**
+ * A touch prompt's cue: a short tone (when the page may play sound: after any click on it) and
+ * a flash of the challenge box. The prompt's reaction window is a few seconds; the cue is what
+ * tells a person who looked away that it has begun.
+ */
+function cue(form) {
+  form.classList.remove('cue-flash');
+  void form.offsetWidth; // restart the animation
+  form.classList.add('cue-flash');
+  try {
+    const Audio = window.AudioContext || window.webkitAudioContext;
+    if (!Audio) return;
+    cue.audio = cue.audio || new Audio();
+    const ctx = cue.audio;
+    if (ctx.state === 'suspended') ctx.resume();
+    const tone = ctx.createOscillator();
+    const gain = ctx.createGain();
+    tone.frequency.value = 880;
+    gain.gain.setValueAtTime(0.2, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.4);
+    tone.connect(gain).connect(ctx.destination);
+    tone.start();
+    tone.stop(ctx.currentTime + 0.4);
+  } catch (_) {
+    // No sound: the flash and the browser's own passkey dialog remain.
+  }
+}
+
+/**
+ * presence: one button; the passkey's assertion over the challenge id is the answer. Inside a
+ * ceremony slot each presence step is a touch prompt with a reaction window of a few seconds,
+ * so the page sounds the cue and asks the browser for the passkey at once (`context.prompt`);
+ * the button stays for a retry.
+ */
 function presence(prompt, area, form, done, context) {
   const enrolled = context.passkeys.passkeys.length > 0;
   const status = el('p', {
@@ -198,6 +231,11 @@ function presence(prompt, area, form, done, context) {
     }
   });
   area.append(status, go);
+  if (context.prompt && enrolled) {
+    status.textContent = 'Touch your security key now.';
+    cue(form);
+    setTimeout(() => go.click(), 0);
+  }
   return { answer: () => answer, auto: true, focus: go };
 }
 

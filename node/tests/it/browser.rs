@@ -199,7 +199,7 @@ pub(crate) fn get_challenge(
 }
 
 /// Sends the typed answer and returns the verdict code the page shows.
-fn send_text(b: &Browser, answer: &str) -> String {
+pub(crate) fn send_text(b: &Browser, answer: &str) -> String {
     b.fill("#answer", answer);
     b.click("#send");
     verdict(b)
@@ -415,12 +415,12 @@ pub(crate) fn screenshot(b: &Browser, name: &str) {
 }
 
 /// The page at `localhost` (WebAuthn refuses IP addresses as relying-party ids).
-fn open_localhost(b: &Browser, node: &Single) {
+pub(crate) fn open_localhost(b: &Browser, node: &Single) {
     open_at(b, &node.url.replace("127.0.0.1", "localhost"));
 }
 
 /// Adds a WebDriver virtual authenticator (CTAP2 over USB, with user verification); returns its id.
-fn virtual_authenticator(b: &Browser) -> String {
+pub(crate) fn virtual_authenticator(b: &Browser) -> String {
     let id = b.command(
         "POST",
         "/webauthn/authenticator",
@@ -437,7 +437,7 @@ fn virtual_authenticator(b: &Browser) -> String {
 }
 
 /// Enrols a passkey through the page; returns the virtual authenticator's credentials.
-fn enrol_passkey(b: &Browser, authenticator: &str) -> Value {
+pub(crate) fn enrol_passkey(b: &Browser, authenticator: &str) -> Value {
     b.click("#enrol:not([disabled])");
     wait_text(b, "#passkey-status", |t| t == "1 enrolled");
     b.command(
@@ -581,7 +581,7 @@ fn devnet_browser_visual_opt_out_gets_only_non_visual_challenges() {
 }
 
 /// The AAGUID of Chromium's WebDriver virtual authenticator.
-const CHROMIUM_VIRTUAL_AAGUID: &str = "01020304-0506-0708-0102-030405060708";
+pub(crate) const CHROMIUM_VIRTUAL_AAGUID: &str = "01020304-0506-0708-0102-030405060708";
 
 #[test]
 fn devnet_browser_strict_presence_keeps_an_honest_person_active() {

@@ -7,6 +7,7 @@ mod attention;
 mod browser;
 mod browser_attention;
 mod browser_interactive;
+mod browser_prompts;
 mod browser_visual;
 mod byzantine;
 mod cli;
