@@ -200,11 +200,15 @@ action('get', async () => {
   try {
     view = await api('POST', '/v1/challenges', req);
   } catch (e) {
-    if (e.code !== 'step_not_open' || !e.opensAt) throw e;
-    // The step opens later in the slot: say when, and fetch it then.
-    showVerdict(e.code, `The next step opens at ${clock(e.opensAt)}; it appears here then.`);
+    // Before the slot, or before the step's moment in it: say when, and fetch it then.
+    const slotStart = state.window?.slot?.start;
+    const opensAt = e.code === 'step_not_open' ? e.opensAt
+      : e.code === 'outside_slot' && slotStart > now() ? slotStart : 0;
+    if (!opensAt) throw e;
+    const what = e.code === 'outside_slot' ? 'The slot opens' : 'The next step opens';
+    showVerdict(e.code, `${what} at ${clock(opensAt)}; keep this page open: the steps appear here then.`);
     clearTimeout(state.waiting);
-    state.waiting = setTimeout(() => $('get').click(), Math.max(0, e.opensAt - now()) + 100);
+    state.waiting = setTimeout(() => $('get').click(), Math.max(0, opensAt - now()) + 100);
     return;
   }
   if (!(await P.issuerSignatureValid(view.challenge))) {

@@ -87,7 +87,7 @@ pub struct NetworkParams {
     pub slot_ms: u64,
     /// In a `global` or `staggered` slot, how far each identity's touch prompt (a challenge of
     /// a passkey family, `presence`) may fall after its beat's start, drawn by the seed: the
-    /// beats of try `j` start `j · (deadline + jitter)` into the slot (see
+    /// beat of try `j` starts `(tries − j) · (deadline + jitter)` before the slot's end (see
     /// [`NetworkParams::beat`]). 0 puts every identity's prompt on the beat itself.
     #[serde(default = "default_prompt_jitter")]
     pub prompt_jitter_ms: u64,

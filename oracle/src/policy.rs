@@ -13,9 +13,9 @@
 //! so a person cannot collect a window's steps ahead of time.
 //!
 //! A challenge of a family bound to a credential (`presence`) is a **touch prompt** there: it
-//! opens on beat `j`, `j · (deadline + prompt_jitter)` into the slot plus a seed-drawn moment of
-//! at most `prompt_jitter`, counts as issued at that moment whenever it is fetched, and is due
-//! its family's deadline (the reaction window) later. A person serving `k` identities faces
+//! opens on beat `j`, `(tries − j) · (deadline + prompt_jitter)` before the slot's end plus a
+//! seed-drawn moment of at most `prompt_jitter`, counts as issued at that moment whenever it is
+//! fetched, and is due its family's deadline (the reaction window) later. A person serving `k` identities faces
 //! their prompts inside the same few seconds of every beat, and one touch takes time that
 //! cannot be spent on two identities: this, not the cognitive steps (which a model may answer),
 //! is what bounds the identities one person keeps (docs/protocol.md, `hco sim bound`).
@@ -247,14 +247,23 @@ impl NetworkParams {
         self.family(family).map(|f| f.deadline_ms)
     }
 
-    /// Where touch prompt `j` (reaction window `reaction_ms`) may open: from the start of beat
-    /// `j`, `j · (reaction_ms + prompt_jitter_ms)` into `slot`, to `prompt_jitter_ms` after
-    /// it (inclusive). Needs no secret: anyone can check that a prompt was issued on its beat.
-    pub fn beat(&self, slot: &Range<Timestamp>, j: u32, reaction_ms: u64) -> Range<Timestamp> {
+    /// Where touch prompt `j` of `class` (reaction window `reaction_ms`) may open: the beats
+    /// are the slot's last moments, one per try, so that a person who comes late to the slot
+    /// still has the steps before the prompts to do first. Beat `j` starts
+    /// `(tries − j) · (reaction_ms + prompt_jitter_ms)` before the slot's end and the prompt
+    /// opens at most `prompt_jitter_ms` after that (inclusive). Needs no secret: anyone can check
+    /// that a prompt was issued on its beat.
+    pub fn beat(
+        &self,
+        slot: &Range<Timestamp>,
+        class: Class,
+        j: u32,
+        reaction_ms: u64,
+    ) -> Range<Timestamp> {
         let spacing = reaction_ms.saturating_add(self.prompt_jitter_ms);
-        let start = slot
-            .start
-            .saturating_add(u64::from(j).saturating_mul(spacing));
+        let tries = u64::from(self.policy(class).tries());
+        let before_end = tries.saturating_sub(u64::from(j)).saturating_mul(spacing);
+        let start = slot.end.saturating_sub(before_end).max(slot.start);
         start..start.saturating_add(self.prompt_jitter_ms + 1)
     }
 
@@ -273,7 +282,7 @@ impl NetworkParams {
             return slot.start;
         }
         let window = match prompt {
-            Some(reaction_ms) => self.beat(slot, j, reaction_ms),
+            Some(reaction_ms) => self.beat(slot, class, j, reaction_ms),
             None => self.phase(slot, class, j),
         };
         window.start + draw.below((window.end - window.start).max(1))
@@ -379,36 +388,31 @@ impl NetworkParams {
 }
 
 impl NetworkParams {
-    /// Every try that may serve a touch prompt has its beat inside the slot: from the first
-    /// prompt step to the last one plus the spares.
+    /// Every try that may serve a touch prompt has its beat inside the slot: the beats of the
+    /// tries from the first prompt step on fit between the slot's start and its end.
     fn validate_beats(&self, class: Class, registry: &Registry) -> Result<(), crate::ParamsError> {
         if self.slot_mode == crate::SlotMode::Open {
             return Ok(());
         }
         let policy = self.policy(class);
-        let prompts: Vec<(usize, u64)> = policy
-            .steps
-            .iter()
-            .enumerate()
-            .filter_map(|(i, step)| match step {
-                Step::Family(name) => self.prompt_reaction_ms(name, registry).map(|r| (i, r)),
-                Step::Drawn => None,
-            })
-            .collect();
-        let Some(&(last, reaction_ms)) = prompts.last() else {
+        let first = policy.steps.iter().enumerate().find_map(|(i, step)| match step {
+            Step::Family(name) => self.prompt_reaction_ms(name, registry).map(|r| (i, r)),
+            Step::Drawn => None,
+        });
+        let Some((first, reaction_ms)) = first else {
             return Ok(());
         };
-        let last_try = (last as u32).saturating_add(policy.spares);
-        let beat = self.beat(&(0..self.slot_ms), last_try, reaction_ms);
-        if beat.end.saturating_add(reaction_ms) > self.slot_ms {
+        let beats = u64::from(policy.tries()) - first as u64;
+        let needed = beats.saturating_mul(reaction_ms.saturating_add(self.prompt_jitter_ms));
+        if needed > self.slot_ms {
             return Err(crate::params::bad(
                 "slot_ms",
                 format!(
-                    "touch prompt {last_try} of the {} policy ends {} ms into the slot, after \
-                     its end ({} ms): lengthen the slot or shorten the prompt's deadline or \
-                     prompt_jitter",
+                    "the {} policy's touch prompts need {beats} beats of {} ms at the slot's end \
+                     ({needed} ms), more than the slot ({} ms): lengthen the slot or shorten the \
+                     prompt's deadline or prompt_jitter",
                     class.as_str(),
-                    beat.end + reaction_ms,
+                    reaction_ms + self.prompt_jitter_ms,
                     self.slot_ms
                 ),
             ));

@@ -1,6 +1,6 @@
-//! A person at the page through a production-shaped ceremony: a global slot whose first beats
-//! are touch prompts (three presence steps, each answered within a 5 s reaction window), then a
-//! cognitive step, with strict attestation. The page sounds each prompt's cue and asks the
+//! A person at the page through a production-shaped ceremony: a global slot with a cognitive
+//! step, then three touch prompts on the beats that end the slot (each answered within a 5 s
+//! reaction window), with strict attestation. The page sounds each prompt's cue and asks the
 //! browser for the passkey itself; the "person" (Chromium's virtual authenticator behind a
 //! 1.5 s reaction) touches after the cue, as a person at the page would.
 
@@ -28,7 +28,7 @@ fn devnet_browser_touch_prompts_keep_an_honest_person_active() {
     let node = Single::start(&format!(
         "[network]\nwindow = \"60s\"\ngrace = \"10s\"\nslot_mode = \"global\"\nslot = \"40s\"\n\
          prompt_jitter = \"1s\"\n\
-         [network.policy.human]\nsteps = [\"presence\", \"presence\", \"presence\", \"cognitive\"]\nspares = 1\n\
+         [network.policy.human]\nsteps = [\"cognitive\", \"presence\", \"presence\", \"presence\"]\nspares = 1\n\
          [network.presence]\nattestation = \"strict\"\nattestation_ca_files = [\"{ca}\"]\n\
          aaguids = [\"{CHROMIUM_VIRTUAL_AAGUID}\"]\nuser_verification = \"required\"\n\
          allow_zero_counter = false\n\
@@ -54,23 +54,24 @@ fn devnet_browser_touch_prompts_keep_an_honest_person_active() {
         let w = get(&node.url, &format!("/v1/windows/current?id={id}")).unwrap();
         let now = w["now"].as_u64().unwrap();
         let slot_start = w["slot"]["start"].as_u64().unwrap();
-        if now + 300 < slot_start {
-            std::thread::sleep(Duration::from_millis(slot_start - now - 300));
+        // Clicked 2 s before the slot, the page waits for it by itself.
+        if now + 2_000 < slot_start {
+            std::thread::sleep(Duration::from_millis(slot_start - now - 2_000));
             break w["t"].as_u64().unwrap();
         }
         assert!(start.elapsed() < Duration::from_secs(90), "no slot came");
         std::thread::sleep(Duration::from_millis(500));
     };
-    // One click: the page asks for each step as it opens from then on.
+    // One click: the page asks for each step as it opens from then on. The cognitive step,
+    // answered by the person; then the prompts, each touched 1.5 s after its cue.
     b.click("#get:not([disabled])");
-    for j in 0..3 {
+    let family = wait_family_of(&b, 0);
+    let (generated, family) = regenerate(&node, &id, t, 0, &family);
+    assert_eq!(send_text(&b, &reference(&generated, family.as_ref())), "accepted");
+    for j in 1..4 {
         let code = wait_verdict_of(&b, j);
         assert_eq!(code, "accepted", "prompt {j}");
     }
-    // The cognitive step, answered by the person.
-    let family = wait_family_of(&b, 3);
-    let (generated, family) = regenerate(&node, &id, t, 3, &family);
-    assert_eq!(send_text(&b, &reference(&generated, family.as_ref())), "accepted");
     wait_text(&b, "#status", |s| s.starts_with("active"));
 
     // The node issued every prompt on its beat and each answer inside its reaction window.

@@ -136,7 +136,7 @@ impl Oracle {
         // Public checks of the opening (the seed's exact moment is audited after the reveal):
         // a challenge is not issued before its phase, a touch prompt only on its beat.
         let window = match self.params.prompt_reaction_ms(&c.family, &self.registry) {
-            Some(reaction_ms) => self.params.beat(slot, c.j, reaction_ms),
+            Some(reaction_ms) => self.params.beat(slot, profile.class, c.j, reaction_ms),
             None => self.params.phase(slot, profile.class, c.j),
         };
         if c.issued_at < window.start {

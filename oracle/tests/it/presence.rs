@@ -385,8 +385,9 @@ fn counters_move_on_every_node_that_records_the_acceptance() {
 
 #[test]
 fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
-    // Three presence prompts and a spare in a global slot: prompt j opens on beat j, is issued
-    // at its opening whenever it is fetched, and is due 5 s later.
+    // Three presence prompts and a spare in a global slot: prompt j opens on beat j (the beats
+    // are the slot's last 4 × 6 s), is issued at its opening whenever it is fetched, and is due
+    // 5 s later.
     const REACTION: u64 = 5_000;
     const JITTER: u64 = 1_000;
     let net = Net::with(1, |p| {
@@ -408,12 +409,13 @@ fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
         Err(hco_oracle::Reason::StepNotOpen { opens_at }) => opens_at,
         other => panic!("prompt {j} asked at {at}: {other:?}"),
     };
-    let beat = |j: u32| net.params.beat(&slot, j, REACTION);
+    let beat = |j: u32| net.params.beat(&slot, Class::Human, j, REACTION);
 
     // Prompt 0: asked before its beat, told when; asked 3 s after it opened, it is issued at
     // the opening, so only 2 s of its reaction window are left.
     let opens0 = opening(0, slot.start);
     assert!(beat(0).contains(&opens0), "{opens0} not in {:?}", beat(0));
+    assert_eq!(beat(0).start, slot.end - 4 * (REACTION + JITTER));
     let p0 = issue(o, &person, 0, opens0 + 3_000);
     assert_eq!(p0.challenge.challenge.issued_at, opens0);
     assert_eq!(p0.challenge.challenge.deadline, opens0 + REACTION);
@@ -424,7 +426,7 @@ fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
     // prompt uses the spare); answering it is `challenge_expired`.
     let opens1 = opening(1, opens0 + 4_000);
     assert!(beat(1).contains(&opens1));
-    assert_eq!(beat(1).start, slot.start + REACTION + JITTER);
+    assert_eq!(beat(1).start, beat(0).start + REACTION + JITTER);
     let p1 = issue(o, &person, 1, opens1 + REACTION + 500);
     assert_eq!(p1.challenge.challenge.issued_at, opens1);
     let a1 = assertion(o, &mut soft, &person, &p1);
@@ -462,12 +464,23 @@ fn beats_must_fit_in_the_slot() {
     p.policies.human.steps = vec![Step::Family("presence".into()); 3];
     p.slot_mode = hco_oracle::SlotMode::Global;
     p.window_ms = 3_600_000;
-    // Four beats of 6 s (the last one's window included) need 24 s and a millisecond.
-    p.slot_ms = 24_001;
+    // Four beats of 6 s at the slot's end need 24 s.
+    p.slot_ms = 24_000;
     p.validate(&registry).unwrap();
-    p.slot_ms = 23_000;
+    p.slot_ms = 23_999;
     let err = p.validate(&registry).unwrap_err().to_string();
-    assert!(err.contains("touch prompt 3"), "{err}");
+    assert!(err.contains("need 4 beats"), "{err}");
+    // A cognitive step first leaves its try out of the beats; without the spare three fit.
+    p.families.push(FamilyConfig {
+        name: "arithmetic_reasoning".into(),
+        deadline_ms: 10_000,
+        difficulty: 3,
+        min_solve_ms: 0,
+    });
+    p.policies.human.steps.insert(0, Step::Drawn);
+    assert!(p.validate(&registry).is_err());
+    p.policies.human.spares = 0;
+    p.validate(&registry).unwrap();
     // An open slot has no beats.
     p.slot_mode = hco_oracle::SlotMode::Open;
     p.validate(&registry).unwrap();
