@@ -242,6 +242,16 @@ pub enum Reject {
         /// The AAGUID the authenticator reported (lower-case UUID text).
         aaguid: String,
     },
+    /// An enrolment under an AAGUID allow-list whose attestation format does not sign the
+    /// AAGUID (`fido-u2f`, `android-key`, self attestation, `none`): the model is only a claim.
+    #[error(
+        "the authenticator's {format} attestation does not vouch for its model (AAGUID), which \
+         this network's allow-list requires"
+    )]
+    AaguidNotAttested {
+        /// The attestation format.
+        format: String,
+    },
     /// A passkey enrolment that is not a valid WebAuthn registration.
     #[error("the passkey enrolment is invalid: {0}")]
     InvalidEnrolment(String),
@@ -278,6 +288,7 @@ impl Reject {
             Reject::BadAssertionSignature => "bad_assertion_signature",
             Reject::AttestationUntrusted => "attestation_untrusted",
             Reject::AaguidNotAllowed { .. } => "aaguid_not_allowed",
+            Reject::AaguidNotAttested { .. } => "aaguid_not_attested",
             Reject::InvalidEnrolment(_) => "invalid_enrolment",
         }
     }
@@ -311,6 +322,7 @@ impl Reject {
         "bad_assertion_signature",
         "attestation_untrusted",
         "aaguid_not_allowed",
+        "aaguid_not_attested",
         "invalid_enrolment",
     ];
 }

@@ -8,9 +8,10 @@
 //! challenge bytes are the **challenge id**, so the assertion is bound to `(id, t, j)` and to
 //! the issuer's envelope. Verification ([`Presence::verify_assertion`]) checks, through
 //! `webauthn-rs-core`: the credential is one the identity enrolled, the challenge, the origin
-//! and relying-party hash, user presence (required), user verification (per
-//! [`UserVerification`]), the signature, and that the signature counter increased (authenticators
-//! that keep no counter report 0 every time, which WebAuthn §6.1.1 allows).
+//! and relying-party hash, that the page was not framed by another origin (`crossOrigin`, checked
+//! here), user presence (required), user verification (per [`UserVerification`]), valid backup
+//! flags, the signature, and that the signature counter increased (authenticators that keep no
+//! counter report 0 every time, which WebAuthn §6.1.1 allows).
 //!
 //! There is no authentication state to store, so none can be reused: the state is re-derived
 //! from the challenge id, and the oracle's acceptance record for `(id, t, j)` is what makes an
@@ -19,7 +20,9 @@
 //!
 //! In `strict` [`AttestationMode`] an enrolment is accepted only if the authenticator's
 //! attestation chains to one of the configured CA certificates, its model (AAGUID) is on the
-//! allow-list when there is one, and the credential is device-bound (not backup-eligible);
+//! allow-list when there is one — and then signed by the attestation, which `fido-u2f`,
+//! `android-key` and self attestation do not do — and the credential is device-bound (not
+//! backup-eligible);
 //! `general` accepts any authenticator (attestation `none`), software ones included. With
 //! `allow_zero_counter = false` an assertion's signature counter must be above zero and above
 //! the stored one ([`PresencePolicy::counter_ok`], the rule the oracle applies to the counters
@@ -33,9 +36,10 @@ use url::Url;
 use webauthn_rs_core::WebauthnCore;
 use webauthn_rs_core::error::WebauthnError;
 use webauthn_rs_core::proto::{
-    AttestationCaList, AttestationConveyancePreference, AuthenticationState,
-    CreationChallengeResponse, PublicKeyCredential, RegisterPublicKeyCredential, RegistrationState,
-    RequestChallengeResponse, UserVerificationPolicy,
+    AttestationCaList, AttestationConveyancePreference, AttestationFormat, AttestationMetadata,
+    AuthenticationState, CreationChallengeResponse, Credential, PublicKeyCredential,
+    RegisterPublicKeyCredential, RegistrationState, RequestChallengeResponse,
+    UserVerificationPolicy,
 };
 
 #[cfg(feature = "soft-authenticator")]
@@ -249,12 +253,35 @@ fn pem_certificates(text: &str) -> Vec<String> {
     out
 }
 
+/// Authenticator-data flag (byte 32): backup eligible (BE), the credential may be synced.
+const FLAG_BACKUP_ELIGIBLE: u8 = 0x08;
+/// Authenticator-data flag (byte 32): backed up (BS), the credential is synced.
+const FLAG_BACKED_UP: u8 = 0x10;
+
+/// Whether authenticator data claims a backup (BS) without backup eligibility (BE), which
+/// WebAuthn (§6.1) does not allow. `false` for data too short to hold the flags.
+fn backed_up_without_eligibility(auth_data: &[u8]) -> bool {
+    auth_data
+        .get(32)
+        .is_some_and(|&flags| flags & FLAG_BACKED_UP != 0 && flags & FLAG_BACKUP_ELIGIBLE == 0)
+}
+
 /// The AAGUID in a registration's attestation object (CBOR), read before the attestation is
-/// verified so that a model off the allow-list is named as such: the `authData` byte string,
-/// whose attested credential data (flag 0x40) starts with the AAGUID at byte 37. The attestation
-/// signature the library then checks covers these bytes. `None` if the object is not a
-/// definite-length CBOR map with one `authData` carrying credential data.
+/// verified so that a model off the allow-list is named as such: the AAGUID at byte 37 of the
+/// authenticator data, where its attested credential data (flag 0x40) starts. Only some
+/// attestation formats sign these bytes: see [`attested_model`]. `None` if the object holds no
+/// authenticator data ([`attestation_auth_data`]) or none with credential data.
 fn attested_aaguid(attestation_object: &[u8]) -> Option<[u8; 16]> {
+    let data = attestation_auth_data(attestation_object)?;
+    if data.get(32)? & 0x40 == 0 {
+        return None;
+    }
+    data.get(37..53)?.try_into().ok()
+}
+
+/// The authenticator data of a registration's attestation object: its `authData` byte string.
+/// `None` if the object is not a definite-length CBOR map with exactly one `authData`.
+fn attestation_auth_data(attestation_object: &[u8]) -> Option<&[u8]> {
     let mut cbor = Cbor(attestation_object);
     let (5, entries) = cbor.head()? else {
         return None;
@@ -275,11 +302,48 @@ fn attested_aaguid(attestation_object: &[u8]) -> Option<[u8; 16]> {
             cbor.skip(0)?;
         }
     }
-    let data = auth_data?;
-    if data.get(32)? & 0x40 == 0 {
-        return None;
+    auth_data
+}
+
+/// The model (AAGUID) a verified attestation vouches for, or, when its format's signature does
+/// not cover the AAGUID, that format's name. `claimed` is the AAGUID of the attestation
+/// object's authenticator data ([`attested_aaguid`]). The match names every format, so that a
+/// format the library adds is judged here before it compiles.
+fn attested_model(credential: &Credential, claimed: &[u8; 16]) -> Result<[u8; 16], &'static str> {
+    let metadata = &credential.attestation.metadata;
+    match credential.attestation_format {
+        // The certificate's key signs the authenticator data; the library reports the AAGUID it
+        // verified (and matched with the certificate's AAGUID extension, when there is one).
+        // Without a certificate (self attestation) only the credential's own key signed.
+        AttestationFormat::Packed => match metadata {
+            AttestationMetadata::Packed { aaguid } => Ok(*aaguid.as_bytes()),
+            _ => Err("packed (self attestation)"),
+        },
+        // The TPM's quote covers a hash of the authenticator data.
+        AttestationFormat::Tpm => match metadata {
+            AttestationMetadata::Tpm { aaguid, .. } => Ok(*aaguid.as_bytes()),
+            _ => Err("tpm"),
+        },
+        // Apple's CA certifies a nonce that hashes the authenticator data, AAGUID included.
+        AttestationFormat::AppleAnonymous => Ok(*claimed),
+        // The U2F signature covers the RP id hash, client data hash, credential id and key:
+        // the AAGUID is filled in by the client (zeros) and anyone can rewrite it.
+        AttestationFormat::FIDOU2F => Err("fido-u2f"),
+        // Signed with the credential's key, which any app on the device can create and sign
+        // any authenticator data with: the chain vouches for the key store, not the model.
+        AttestationFormat::AndroidKey => Err("android-key"),
+        // Not verified by the library (refused before this); it names no model either.
+        AttestationFormat::AndroidSafetyNet => Err("android-safetynet"),
+        AttestationFormat::None => Err("none"),
     }
-    data.get(37..53)?.try_into().ok()
+}
+
+/// The one member of an assertion's client data checked here rather than by the library.
+#[derive(Deserialize)]
+struct ClientDataFraming {
+    /// True when the ceremony ran in a frame of another origin's page.
+    #[serde(rename = "crossOrigin", default)]
+    cross_origin: Option<bool>,
 }
 
 /// A reader of definite-length CBOR items (all WebAuthn clients send).
@@ -505,18 +569,29 @@ impl Presence {
         self.register(&reg, &state)
     }
 
-    /// The checks of an enrolment against its registration state: the AAGUID allow-list, then
-    /// the library's (challenge, origin, flags, attestation signature and chain, algorithm).
+    /// The checks of an enrolment against its registration state: the AAGUID allow-list and the
+    /// backup flags, then the library's (challenge, origin, flags, attestation signature and
+    /// chain, algorithm), then, under an allow-list, that the attestation vouches for the model.
     fn register(
         &self,
         reg: &RegisterPublicKeyCredential,
         state: &RegistrationState,
     ) -> Result<Passkey, Reject> {
-        if !self.aaguids.is_empty() {
-            let aaguid = attested_aaguid(&reg.response.attestation_object).ok_or_else(|| {
+        let object = &reg.response.attestation_object;
+        let claimed = if self.aaguids.is_empty() {
+            None
+        } else {
+            let aaguid = attested_aaguid(object).ok_or_else(|| {
                 Reject::InvalidEnrolment("no attested credential data (AAGUID)".into())
             })?;
             self.check_aaguid(&aaguid)?;
+            Some(aaguid)
+        };
+        // The library refuses these too, but as a credential that may not be hardware-bound.
+        if attestation_auth_data(object).is_some_and(backed_up_without_eligibility) {
+            return Err(Reject::InvalidEnrolment(
+                "the authenticator data says backed up (BS) but not backup-eligible (BE)".into(),
+            ));
         }
         let credential = self
             .core
@@ -525,14 +600,15 @@ impl Presence {
                 Some(reject @ (Reject::WrongOrigin | Reject::AttestationUntrusted)) => reject,
                 _ => Reject::InvalidEnrolment(e.to_string()),
             })?;
-        // The AAGUID the library verified (packed and TPM attestation), checked again.
-        if !self.aaguids.is_empty() {
-            use webauthn_rs_core::proto::AttestationMetadata;
-            if let AttestationMetadata::Packed { aaguid }
-            | AttestationMetadata::Tpm { aaguid, .. } = &credential.attestation.metadata
-            {
-                self.check_aaguid(aaguid.as_bytes())?;
-            }
+        // Under an allow-list the model must be one the attestation signed, not a claim: the
+        // AAGUID the library verified (packed, TPM), checked again, or Apple's.
+        if let Some(claimed) = claimed {
+            let aaguid = attested_model(&credential, &claimed).map_err(|format| {
+                Reject::AaguidNotAttested {
+                    format: format.into(),
+                }
+            })?;
+            self.check_aaguid(&aaguid)?;
         }
         Ok(Passkey { credential })
     }
@@ -586,6 +662,7 @@ impl Presence {
             .iter()
             .find(|p| p.id() == rsp.raw_id.as_slice())
             .ok_or(Reject::UnknownCredential)?;
+        check_assertion_extras(&rsp)?;
         let state: AuthenticationState = with_challenge(self.auth_state.clone(), challenge_id)
             .map_err(|_| Reject::InvalidAnswerFormat("internal: authentication state"))?;
         match self
@@ -609,6 +686,25 @@ impl Presence {
             ))),
         }
     }
+}
+
+/// What the library does not check in an assertion, or reports under another reason: client
+/// data from a frame of another origin's page (`crossOrigin: true`; the library refuses it at
+/// registration only), and authenticator data that says backed up (BS) without backup
+/// eligibility (BE), which WebAuthn does not allow (the library calls it a credential that may
+/// not be hardware-bound). Both are checked before the signature, as the library's flags are.
+fn check_assertion_extras(rsp: &PublicKeyCredential) -> Result<(), Reject> {
+    let framing: ClientDataFraming = serde_json::from_slice(&rsp.response.client_data_json)
+        .map_err(|_| Reject::InvalidAnswerFormat("WebAuthn client data (JSON)"))?;
+    if framing.cross_origin == Some(true) {
+        return Err(Reject::WrongOrigin);
+    }
+    if backed_up_without_eligibility(&rsp.response.authenticator_data) {
+        return Err(Reject::InvalidAnswerFormat(
+            "authenticator data flagged backed up (BS) only when backup-eligible (BE)",
+        ));
+    }
+    Ok(())
 }
 
 /// The credential id and signature counter an assertion (answer JSON) claims, unverified: for

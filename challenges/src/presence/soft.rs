@@ -73,6 +73,70 @@ impl SoftAuthenticator {
     }
 }
 
+/// Ceremonies whose client data says whether the page was framed by another origin
+/// (`crossOrigin`), which the browser's client data of [`SoftAuthenticator::enrol`] and
+/// [`SoftAuthenticator::assert`] leaves out; the authenticator signs that client data.
+#[cfg(test)]
+impl SoftAuthenticator {
+    const TIMEOUT_MS: u32 = 60_000;
+
+    /// The client data of a `webauthn.create` or `webauthn.get` ceremony over `challenge`.
+    fn client_data(&self, type_: &str, challenge: &[u8], cross_origin: bool) -> Vec<u8> {
+        let data = webauthn_rs_proto::CollectedClientData {
+            type_: type_.into(),
+            challenge: challenge.to_vec(),
+            origin: self.origin.clone(),
+            cross_origin: Some(cross_origin),
+            token_binding: None,
+            unknown_keys: Default::default(),
+        };
+        serde_json::to_vec(&data).unwrap_or_default()
+    }
+
+    /// [`SoftAuthenticator::enrol`] with `crossOrigin` set in the client data.
+    pub(super) fn enrol_with_cross_origin(
+        &mut self,
+        presence: &Presence,
+        id: &[u8; 32],
+        created_at: u64,
+        cross_origin: bool,
+    ) -> Result<Vec<u8>, String> {
+        use webauthn_authenticator_rs::AuthenticatorBackendHashedClientData as Hashed;
+        let options = presence
+            .creation_options(id, created_at)
+            .map_err(|e| e.to_string())?
+            .public_key;
+        let client_data = self.client_data("webauthn.create", &options.challenge, cross_origin);
+        let hash = webauthn_rs_core::crypto::compute_sha256(&client_data).to_vec();
+        let mut credential =
+            Hashed::perform_register(&mut self.token, hash, options, Self::TIMEOUT_MS)
+                .map_err(|e| format!("software authenticator: {e:?}"))?;
+        credential.response.client_data_json = client_data;
+        serde_json::to_vec(&credential).map_err(|e| e.to_string())
+    }
+
+    /// [`SoftAuthenticator::assert`] with `crossOrigin` set in the client data.
+    pub(super) fn assert_with_cross_origin(
+        &mut self,
+        presence: &Presence,
+        challenge_id: &[u8; 32],
+        passkeys: &[Passkey],
+        cross_origin: bool,
+    ) -> Result<Vec<u8>, String> {
+        use webauthn_authenticator_rs::AuthenticatorBackendHashedClientData as Hashed;
+        let options = presence
+            .request_options(challenge_id, passkeys)
+            .map_err(|e| e.to_string())?
+            .public_key;
+        let client_data = self.client_data("webauthn.get", &options.challenge, cross_origin);
+        let hash = webauthn_rs_core::crypto::compute_sha256(&client_data).to_vec();
+        let mut assertion = Hashed::perform_auth(&mut self.token, hash, options, Self::TIMEOUT_MS)
+            .map_err(|e| format!("software authenticator: {e:?}"))?;
+        assertion.response.client_data_json = client_data;
+        serde_json::to_vec(&assertion).map_err(|e| e.to_string())
+    }
+}
+
 fn challenge_id(i: u64) -> [u8; 32] {
     blake3::derive_key("hco bench presence", &i.to_le_bytes())
 }

@@ -290,6 +290,110 @@ fn the_attested_aaguid_is_read_from_the_attestation_object() {
     assert_eq!(attested_aaguid(&[0xa1, 0x61, b'a', 0x9f]), None);
 }
 
+/// The YubiKey's `fido-u2f` registration of `yubikey_u2f_capture.json`, with `aaguid` written
+/// into its authenticator data (where nothing the U2F signature covers changes).
+fn yubikey_u2f_claiming(aaguid: &[u8; 16]) -> RegisterPublicKeyCredential {
+    let v: serde_json::Value =
+        serde_json::from_str(include_str!("yubikey_u2f_capture.json")).unwrap();
+    let mut reg: RegisterPublicKeyCredential =
+        serde_json::from_value(v["registration"].clone()).unwrap();
+    let object = &reg.response.attestation_object;
+    let data = attestation_auth_data(object).unwrap();
+    let at = data.as_ptr() as usize - object.as_ptr() as usize + 37;
+    reg.response.attestation_object[at..at + 16].copy_from_slice(aaguid);
+    reg
+}
+
+/// Enrols the YubiKey capture under `policy`'s attestation rules (user verification preferred:
+/// a U2F key does not verify the user). The capture's relying party is an IP address, which
+/// `Presence::new` refuses (WebAuthn does not allow it), so the library's relying party for it
+/// is put in place; the registration state is the policy's, with the capture's zero challenge.
+fn enrol_yubikey_u2f(
+    policy: PresencePolicy,
+    reg: &RegisterPublicKeyCredential,
+) -> Result<Passkey, Reject> {
+    let mut presence = Presence::new(PresencePolicy {
+        user_verification: UserVerification::Preferred,
+        ..policy
+    })
+    .unwrap();
+    presence.core = WebauthnCore::new_unsafe_experts_only(
+        "capture",
+        "127.0.0.1",
+        vec![Url::parse("http://127.0.0.1:8080").unwrap()],
+        std::time::Duration::from_millis(CEREMONY_TIMEOUT_MS),
+        Some(false),
+        Some(false),
+    );
+    let (_, state) = presence.registration(&ID, 0).unwrap();
+    let state = with_challenge(serde_json::to_value(&state).unwrap(), &[0; 32]).unwrap();
+    presence.register(reg, &state)
+}
+
+#[test]
+fn under_an_allow_list_a_u2f_attestation_cannot_claim_a_model() {
+    let listed = parse_aaguid("ee882879-721c-4913-9775-3dfcce97072a").unwrap(); // YubiKey 5
+    assert!(
+        prod_aaguids()
+            .iter()
+            .any(|a| parse_aaguid(a) == Some(listed))
+    );
+    let as_sent = yubikey_u2f_claiming(&[0; 16]);
+    let claiming = yubikey_u2f_claiming(&listed);
+    // Without an allow-list the vendor's chain is all that counts: the capture enrols, and so
+    // does the rewritten one, since the U2F signature does not cover the AAGUID.
+    for reg in [&as_sent, &claiming] {
+        enrol_yubikey_u2f(strict(&VENDOR_ROOTS, Vec::new()), reg).unwrap();
+    }
+    // Under prod's models: the zeros as sent are not a listed model, and a listed one written
+    // in is only a claim, refused though the chain is Yubico's.
+    let prod = || strict(&VENDOR_ROOTS, prod_aaguids());
+    assert_eq!(
+        enrol_yubikey_u2f(prod(), &as_sent).unwrap_err().code(),
+        "aaguid_not_allowed"
+    );
+    let refused = enrol_yubikey_u2f(prod(), &claiming).unwrap_err();
+    assert_eq!(
+        refused,
+        Reject::AaguidNotAttested {
+            format: "fido-u2f".into()
+        }
+    );
+    assert_eq!(refused.code(), "aaguid_not_attested");
+}
+
+#[test]
+fn only_formats_that_sign_the_aaguid_vouch_for_the_model() {
+    let passkey = enrol_yubikey_u2f(
+        strict(&VENDOR_ROOTS, Vec::new()),
+        &yubikey_u2f_claiming(&[0; 16]),
+    )
+    .unwrap();
+    let claimed = [9; 16];
+    let judged = |format: AttestationFormat, metadata: AttestationMetadata| {
+        let mut credential = passkey.credential.clone();
+        credential.attestation_format = format;
+        credential.attestation.metadata = metadata;
+        attested_model(&credential, &claimed)
+    };
+    assert_eq!(
+        judged(AttestationFormat::AppleAnonymous, AttestationMetadata::None),
+        Ok(claimed)
+    );
+    for (format, name) in [
+        (AttestationFormat::FIDOU2F, "fido-u2f"),
+        (AttestationFormat::AndroidKey, "android-key"),
+        (AttestationFormat::AndroidSafetyNet, "android-safetynet"),
+        (AttestationFormat::None, "none"),
+        // Self attestation: the library reports no AAGUID.
+        (AttestationFormat::Packed, "packed (self attestation)"),
+        (AttestationFormat::Tpm, "tpm"),
+    ] {
+        assert_eq!(judged(format, AttestationMetadata::None), Err(name));
+    }
+    // Packed with a certificate: see the Chromium capture, enrolled under its allow-list.
+}
+
 #[test]
 fn an_ip_address_is_not_a_relying_party() {
     let policy = PresencePolicy {
@@ -326,17 +430,41 @@ fn the_stateless_check_accepts_nothing() {
 mod with_soft_authenticator {
     use super::*;
 
-    /// The assertion with `mask` cleared in its authenticator-data flags (the byte at 32:
-    /// 0x01 user present, 0x04 user verified).
-    fn clear_flags(assertion: &serde_json::Value, mask: u8) -> serde_json::Value {
+    /// The assertion with its authenticator-data flags (the byte at 32: 0x01 user present,
+    /// 0x04 user verified, 0x08 backup eligible, 0x10 backed up) changed by `edit`.
+    fn edit_flags(assertion: &serde_json::Value, edit: impl FnOnce(u8) -> u8) -> serde_json::Value {
         use base64::Engine;
         let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
         let data = assertion["response"]["authenticatorData"].as_str().unwrap();
         let mut bytes = engine.decode(data).unwrap();
-        bytes[32] &= !mask;
+        bytes[32] = edit(bytes[32]);
         let mut out = assertion.clone();
         out["response"]["authenticatorData"] = engine.encode(&bytes).into();
         out
+    }
+
+    /// The assertion with `mask` cleared in its authenticator-data flags.
+    fn clear_flags(assertion: &serde_json::Value, mask: u8) -> serde_json::Value {
+        edit_flags(assertion, |flags| flags & !mask)
+    }
+
+    /// The registration credential (JSON) with its attestation replaced by `none` over its
+    /// authenticator data, the flags changed by `edit` (no signature covers them then).
+    fn none_attested(credential: &[u8], edit: impl FnOnce(u8) -> u8) -> Vec<u8> {
+        use base64::Engine;
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let mut v: serde_json::Value = serde_json::from_slice(credential).unwrap();
+        let object = engine
+            .decode(v["response"]["attestationObject"].as_str().unwrap())
+            .unwrap();
+        let mut data = attestation_auth_data(&object).unwrap().to_vec();
+        data[32] = edit(data[32]);
+        // {"fmt": "none", "attStmt": {}, "authData": data}
+        let mut none = b"\xa3\x63fmt\x64none\x67attStmt\xa0\x68authData\x59".to_vec();
+        none.extend((data.len() as u16).to_be_bytes());
+        none.extend(data);
+        v["response"]["attestationObject"] = engine.encode(&none).into();
+        serde_json::to_vec(&v).unwrap()
     }
 
     fn enrolled(presence: &Presence) -> (SoftAuthenticator, Passkey) {
@@ -442,6 +570,62 @@ mod with_soft_authenticator {
             assert!(presence.verify_assertion(&cid(1), junk, &keys).is_err());
             assert!(presence.enrol(&ID, 1, junk).is_err());
         }
+    }
+
+    #[test]
+    fn a_ceremony_in_a_frame_of_another_origin_is_wrong_origin() {
+        let presence = Presence::new(PresencePolicy::default()).unwrap();
+        let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+        let framed = soft
+            .enrol_with_cross_origin(&presence, &ID, 1_000, true)
+            .unwrap();
+        assert_eq!(
+            presence.enrol(&ID, 1_000, &framed).unwrap_err().code(),
+            "wrong_origin"
+        );
+        let top = soft
+            .enrol_with_cross_origin(&presence, &ID, 1_000, false)
+            .unwrap();
+        let keys = [presence.enrol(&ID, 1_000, &top).unwrap()];
+
+        let top = soft
+            .assert_with_cross_origin(&presence, &cid(1), &keys, false)
+            .unwrap();
+        presence.verify_assertion(&cid(1), &top, &keys).unwrap();
+        let framed = soft
+            .assert_with_cross_origin(&presence, &cid(2), &keys, true)
+            .unwrap();
+        assert_eq!(
+            presence.verify_assertion(&cid(2), &framed, &keys),
+            Err(Reject::WrongOrigin)
+        );
+    }
+
+    #[test]
+    fn backed_up_without_backup_eligibility_is_malformed() {
+        let presence = Presence::new(PresencePolicy::default()).unwrap();
+        let mut soft = SoftAuthenticator::new(ORIGIN).unwrap();
+        let credential = soft.enrol(&presence, &ID, 1_000).unwrap();
+        // An enrolment with BS = 1, BE = 0 (attestation `none`: no signature over the flags,
+        // which a general network accepts). The same enrolment without BS enrols.
+        let backed_up = none_attested(&credential, |flags| flags | 0x10);
+        assert!(matches!(
+            presence.enrol(&ID, 1_000, &backed_up),
+            Err(Reject::InvalidEnrolment(why)) if why.contains("(BS)")
+        ));
+        let passkey = presence
+            .enrol(&ID, 1_000, &none_attested(&credential, |flags| flags))
+            .unwrap();
+        // An assertion with BS = 1, BE = 0.
+        let keys = [passkey];
+        let answer = soft.assert(&presence, &cid(1), &keys).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        let backed_up = edit_flags(&json, |flags| flags | 0x10);
+        let refused = presence
+            .verify_assertion(&cid(1), &serde_json::to_vec(&backed_up).unwrap(), &keys)
+            .unwrap_err();
+        assert_eq!(refused.code(), "invalid_answer_format", "{refused}");
+        presence.verify_assertion(&cid(1), &answer, &keys).unwrap();
     }
 
     #[test]
