@@ -660,4 +660,45 @@ mod tests {
             "{err}"
         );
     }
+
+    /// A person who opted out of visual families registers wherever their class has a
+    /// non-visual family (presence is one), so each step of the policy must leave them a family
+    /// too: a drawn step with none refuses them `no_family_for_profile` every window.
+    #[test]
+    fn every_step_of_every_shipped_policy_has_a_family_for_both_profiles() {
+        use hco_oracle::{Class, Profile};
+        let registry = hco_challenges::Registry::builtin();
+        let mut missing = Vec::new();
+        for path in shipped() {
+            let config = Config::load(&path).unwrap();
+            let me = match config.network.committee.first() {
+                Some(first) => first.parse().unwrap(),
+                None => NodeId([7; 32]),
+            };
+            let params = config.network.params(me).unwrap();
+            for class in [Class::Human, Class::Agent] {
+                // A class without an enabled family is not served at all.
+                if params
+                    .families_for(Profile::new(class, false), &registry)
+                    .is_empty()
+                {
+                    continue;
+                }
+                for no_visual in [false, true] {
+                    let profile = Profile::new(class, no_visual);
+                    for (i, step) in params.policy(class).steps.iter().enumerate() {
+                        if params.step_families(step, profile, &registry).is_empty() {
+                            missing.push(format!(
+                                "{}: {} step {i} ({}) with visual_opt_out = {no_visual}",
+                                path.file_name().unwrap().to_string_lossy(),
+                                class.as_str(),
+                                String::from(step.clone()),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "steps without a family: {missing:#?}");
+    }
 }
