@@ -296,7 +296,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             config,
             json,
             solve_time,
-        }) => sim_bound(&config, json, &solve_time),
+            touch_ms,
+        }) => sim_bound(&config, json, &solve_time, touch_ms),
         Command::Sim(cmd) => hco_sim::cli::execute(cmd),
     }
 }
@@ -307,6 +308,7 @@ fn sim_bound(
     path: &std::path::Path,
     json: bool,
     solve_time: &[(String, std::time::Duration)],
+    touch_ms: u64,
 ) -> anyhow::Result<()> {
     let config = config::Config::load(path)?;
     // The committee does not enter the bound; a stand-in member lets any config load.
@@ -318,6 +320,9 @@ fn sim_bound(
         .validate(&registry)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let inputs = hco_sim::bound::ceremony_of(&params, &registry)?;
-    println!("{}", hco_sim::cli::bound_output(&inputs, json, solve_time)?);
+    println!(
+        "{}",
+        hco_sim::cli::bound_output(&inputs, json, solve_time, touch_ms)?
+    );
     Ok(())
 }

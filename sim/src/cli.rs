@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::bench::{BenchConfig, bench};
-use crate::bound::{Bound, CeremonyInputs, HumanModel, one_person_bound};
+use crate::bound::{
+    Bound, CeremonyInputs, DEFAULT_TOUCH_MS, HumanModel, one_person_bound_with_touch,
+};
 use crate::engine::EngineKind;
 use crate::report::write_all;
 use crate::run::{RunConfig, run};
@@ -20,7 +22,8 @@ use crate::scenario::{Scenario, SlotMode};
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum SimCommand {
     /// How many identities one person can keep active per window under a node config's human
-    /// policy (slot, phases, deadlines) with the paper's human solve times.
+    /// policy (slot, phases, touch prompts, deadlines) with the paper's human solve times, and
+    /// when a model answers every cognitive step and only the touches take the person.
     Bound {
         /// A node config (TOML, e.g. configs/prod.toml), loaded as the node loads it.
         #[arg(long)]
@@ -32,6 +35,11 @@ pub enum SimCommand {
         /// (repeatable).
         #[arg(long = "solve-time", value_name = "FAMILY=DURATION", value_parser = parse_solve_time)]
         solve_time: Vec<(String, Duration)>,
+        /// Milliseconds one touch of a hardware key takes the person in the model-solves
+        /// figure.
+        #[arg(long = "touch-ms", value_name = "N", default_value_t = DEFAULT_TOUCH_MS,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        touch_ms: u64,
     },
     /// Run a scenario; write summary.json, CSV tables and SVG plots into --out.
     Run {
@@ -85,17 +93,20 @@ fn parse_solve_time(s: &str) -> Result<(String, Duration), String> {
 }
 
 /// What `hco sim bound` prints: the bound of a network's human ceremony as one JSON object
-/// or a table, with solve-time overrides. The `hco` binary reads the node config (its format
-/// lives with the node) and passes [`crate::bound::ceremony_of`] its parameters.
+/// or a table, with solve-time overrides and the time a touch takes (`touch_ms`, in the
+/// model-solves figure). The `hco` binary reads the node config (its format lives with the
+/// node) and passes [`crate::bound::ceremony_of`] its parameters.
 pub fn bound_output(
     inputs: &CeremonyInputs,
     json: bool,
     solve_time: &[(String, Duration)],
+    touch_ms: u64,
 ) -> anyhow::Result<String> {
     let human = solve_time
         .iter()
         .fold(HumanModel::paper(), |h, (f, t)| h.with(f, t.as_secs_f64()));
-    let bound = one_person_bound(inputs, &human).context("the network's human policy")?;
+    let bound = one_person_bound_with_touch(inputs, &human, touch_ms)
+        .context("the network's human policy")?;
     Ok(if json {
         serde_json::to_string(&bound)?
     } else {
@@ -123,6 +134,49 @@ pub fn bound_table(b: &Bound) -> String {
             mc.identities_per_person,
             100.0 * mc.completion
         );
+    }
+    if b.bound_by == "touches" {
+        let _ = writeln!(
+            out,
+            "bound by the touch prompts' beats at human speed ({:.1} identities; the work alone allows more)",
+            b.capacity_touches.unwrap_or(f64::NAN)
+        );
+    }
+    let m = &b.model_solves;
+    match m.identities_per_person {
+        Some(n) => {
+            let mc = m.monte_carlo.as_ref().map_or(String::new(), |mc| {
+                format!(
+                    "; Monte Carlo {} with ≥ 95 % complete",
+                    mc.identities_per_person
+                )
+            });
+            let span = m.touch_span_s.unwrap_or(f64::NAN);
+            let within = if m.basis == "beats" {
+                format!(
+                    "in {} beats of {} s",
+                    m.beats,
+                    span / f64::from(m.beats.max(1))
+                )
+            } else {
+                format!(
+                    "in the window plus the reaction window, {span} s: staggered slots, window-based"
+                )
+            };
+            let _ = writeln!(
+                out,
+                "a model answering every cognitive step: at most {n} identities per person ({} touch(es) of {} s per identity-window {within}){mc}; a rig at {} s per touch: {} per key",
+                m.touches_per_identity_window,
+                m.touch_s,
+                m.rig.touch_s,
+                m.rig
+                    .identities_per_key
+                    .map_or("unbounded".to_owned(), |n| n.to_string()),
+            );
+        }
+        None => {
+            let _ = writeln!(out, "a model answering every cognitive step: {}", m.note);
+        }
     }
     let _ = writeln!(
         out,

@@ -206,11 +206,40 @@ fn sim_bound_of_the_production_policy_is_at_most_ten_identities_per_person() {
         .unwrap();
     assert!((1..=10).contains(&n), "{bound}");
     assert!(cheapest <= 10, "{bound}");
-    assert_eq!(bound["phases"], 4);
-    assert_eq!(bound["steps"][0]["step"], "presence");
+    // One phase per try, whatever the policy's length.
+    let steps = bound["inputs"]["steps"].as_array().unwrap().len() as u64;
+    assert_eq!(
+        bound["phases"],
+        steps + bound["inputs"]["spares"].as_u64().unwrap()
+    );
+    // Presence steps are touch prompts of the global slot (and only they): a model answering
+    // the cognitive steps still needs a person's touch per prompt, so that figure is bounded
+    // too.
+    let presence: Vec<bool> = bound["inputs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"] == "presence")
+        .collect();
+    assert!(presence.contains(&true), "{bound}");
+    for (i, &p) in presence.iter().enumerate() {
+        let prompt = &bound["inputs"]["steps"][i]["prompt_reaction_ms"];
+        assert_eq!(prompt.is_u64(), p, "{i}: {bound}");
+    }
+    let model = bound["identities_per_person_model_solves"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(bound["model_solves"]["identities_per_person"], model);
+    assert_eq!(
+        bound["model_solves"]["touches_per_identity_window"],
+        presence.iter().filter(|&&p| p).count()
+    );
+    assert!(model >= n, "{bound}");
 }
 
-/// A node config shaped like `configs/prod.toml` with a 2-minute slot.
+/// A node config shaped like the earlier `configs/prod.toml`: one presence step (due 20 s after
+/// its beat's opening, so that the four beats fit at the end of the 2-minute slot) and two drawn
+/// steps.
 const NODE_CONFIG: &str = r#"
 [node]
 key_file = "/var/lib/hco/node.key"
@@ -253,7 +282,7 @@ difficulty = 2
 
 [[network.families]]
 name = "presence"
-deadline = "30s"
+deadline = "20s"
 difficulty = 1
 min_solve = "500ms"
 
@@ -309,6 +338,50 @@ fn sim_bound_reads_a_node_config_and_prints_json_and_a_table() {
         .as_u64()
         .unwrap();
     assert!((1..=11).contains(&mc), "{json}");
+    // Presence is a touch prompt due 20 s after its beat's opening (1 s of jitter by default);
+    // its two beats (try 0, or 1 after a miss) do not bind a person at 3 s a touch (14).
+    assert_eq!(json["inputs"]["steps"][0]["prompt_reaction_ms"], 20_000);
+    assert!(json["inputs"]["steps"][1]["prompt_reaction_ms"].is_null());
+    assert_eq!(json["inputs"]["prompt_jitter_ms"], 1000);
+    assert_eq!(json["bound_by"], "work");
+    // A model answering the cognitive steps, one touch 1 s: 2·(1 + 20)/(1·1) = 42.
+    assert_eq!(json["identities_per_person_model_solves"], 42);
+    let model = &json["model_solves"];
+    assert_eq!(model["identities_per_person"], 42);
+    assert_eq!(model["basis"], "beats");
+    assert_eq!(model["beats"], 2);
+    assert_eq!(model["prompt_tries"], serde_json::json!([0, 1]));
+    assert_eq!(model["touches_per_identity_window"], 1);
+    assert_eq!(model["person_seconds_per_identity_window"], 1.0);
+    assert_eq!(model["touch_s"], 1.0);
+    assert_eq!(model["rig"]["touch_s"], 0.25);
+    assert_eq!(model["rig"]["identities_per_key"], 168);
+    let notes = model["hardware"].as_array().unwrap();
+    assert_eq!(notes.len(), 3, "{model}");
+    let notes = model["hardware"].to_string();
+    for word in ["batch attestation", "rig", "biometric", "PIN"] {
+        assert!(notes.contains(word), "{word}: {notes}");
+    }
+    let mc = &model["monte_carlo"];
+    assert!(
+        (1..=42).contains(&mc["identities_per_person"].as_u64().unwrap()),
+        "{mc}"
+    );
+    let held = mc["active_by_held"].as_array().unwrap();
+    assert_eq!(held.len(), 84);
+    assert_eq!(held[0]["held"], 1);
+    assert_eq!(held[0]["active"], 1.0);
+    assert!(
+        held.iter().all(|h| h["active"].as_f64().unwrap() <= 42.0),
+        "{mc}"
+    );
+    // A 2 s touch halves it.
+    let (ok, out, err) = sim_bound(NODE_CONFIG, &["--json", "--touch-ms", "2000"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["identities_per_person_model_solves"], 21);
+    assert_eq!(json["model_solves"]["touch_s"], 2.0);
+    assert_eq!(json["identities_per_person"], 6);
     // A slower attention solve lowers the bound; the table says what it is.
     let (ok, out, err) = sim_bound(NODE_CONFIG, &["--json", "--solve-time", "attention=30s"]);
     assert!(ok, "{err}");
@@ -317,6 +390,53 @@ fn sim_bound_reads_a_node_config_and_prints_json_and_a_table() {
     let (ok, table, err) = sim_bound(NODE_CONFIG, &[]);
     assert!(ok, "{err}");
     assert!(table.contains("at most 6 identities"), "{table}");
+    assert!(
+        table.contains("a model answering every cognitive step: at most 42 identities"),
+        "{table}"
+    );
+    let (ok, _, err) = sim_bound(NODE_CONFIG, &["--touch-ms", "0"]);
+    assert!(!ok && err.contains("--touch-ms"), "{err}");
+}
+
+#[test]
+fn sim_bound_of_the_touch_prompt_policy_counts_the_beats() {
+    // Three presence steps due 5 s after their beats' openings, two cognitive ones, one spare,
+    // a 100 s slot: tries 0..=3 may serve a prompt, four beats of 1 + 5 s.
+    let config = NODE_CONFIG
+        .replace("slot = \"2m\"", "slot = \"100s\"")
+        .replace(
+            "steps = [\"presence\", \"cognitive\", \"cognitive\"]",
+            "steps = [\"presence\", \"presence\", \"presence\", \"cognitive\", \"cognitive\"]",
+        )
+        .replace(
+            "name = \"presence\"\ndeadline = \"20s\"",
+            "name = \"presence\"\ndeadline = \"5s\"",
+        );
+    let (ok, out, err) = sim_bound(&config, &["--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["phases"], 6);
+    // A person at 3 s a touch: three touches in 24 s of beats, 2.7.
+    assert_eq!(json["identities_per_person"], 2);
+    assert_eq!(json["bound_by"], "touches");
+    // A model answering the cognitive steps, 1 s a touch: 4·6/(3·1) = 8.
+    assert_eq!(json["identities_per_person_model_solves"], 8);
+    let model = &json["model_solves"];
+    assert_eq!(model["beats"], 4);
+    assert_eq!(model["touches_per_identity_window"], 3);
+    assert_eq!(model["person_seconds_per_identity_window"], 3.0);
+    assert_eq!(model["rig"]["identities_per_key"], 32);
+    let mc = &model["monte_carlo"];
+    assert!(
+        (1..=8).contains(&mc["identities_per_person"].as_u64().unwrap()),
+        "{mc}"
+    );
+    let held = mc["active_by_held"].as_array().unwrap();
+    assert_eq!(held.len(), 16);
+    assert_eq!(held[0]["active"], 1.0);
+    let active: Vec<f64> = held.iter().map(|h| h["active"].as_f64().unwrap()).collect();
+    assert!(active.windows(2).all(|w| w[1] >= w[0]), "{mc}");
+    assert!(active.iter().all(|&a| a <= 8.0), "{mc}");
 }
 
 #[test]
@@ -331,6 +451,19 @@ fn sim_bound_takes_the_node_defaults_and_names_what_is_wrong() {
     assert_eq!(
         json["inputs"]["steps"][0]["families"][0]["name"],
         "arithmetic_reasoning"
+    );
+    // An open window has no touch prompt: nothing bounds a model there.
+    assert!(
+        json["identities_per_person_model_solves"].is_null(),
+        "{json}"
+    );
+    assert_eq!(json["model_solves"]["basis"], "none");
+    assert!(
+        json["model_solves"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("unbounded"),
+        "{json}"
     );
     let (ok, _, err) = sim_bound(
         "[network.policy.human]\nsteps = [\"presence\"]\n[[network.families]]\nname = \"attention\"\ndeadline = \"40s\"\ndifficulty = 2\n",

@@ -20,22 +20,33 @@
 //! `open` and `staggered` slots do not hold one person's identities to the same moments: the
 //! bound is then **window-length based**, `n ≤ (window + Δ_max) / Σ w_i`, with no phase term.
 //!
+//! **Touch prompts** ([`touch`]): in a `global` or `staggered` slot a step of a family bound to a
+//! credential (`presence`) opens on a beat shared by all identities and is due its reaction
+//! window later, so a person's touches for all their identities fall in the same few seconds of
+//! each beat. The human-speed figure is the smaller of the formula above and the beats' formula
+//! with the person's presence time per touch; [`ModelSolves`] is the bound when a model answers
+//! every cognitive step and only the touches take the person.
+//!
 //! Beside the analytical bound, a Monte Carlo runs one person over `n` identities in
-//! earliest-deadline-first order ([`crate::schedule`]) with random openings in the phases,
-//! random draws and the deadlines, and reports the largest `n` for which at least 95 % of the
-//! identity-windows complete.
+//! earliest-deadline-first order ([`crate::schedule`]) with random openings in the phases (the
+//! prompts on their beats), random draws and the deadlines, and reports the largest `n` for
+//! which at least 95 % of the identity-windows complete.
 
+mod mc;
 pub mod params;
+#[cfg(test)]
+mod tests;
+pub mod touch;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 pub use params::{EmptyStep, ceremony_of};
+pub use touch::{DEFAULT_TOUCH_MS, ModelSolves, model_solves};
 
-use crate::rng::{Rng, tag};
 use crate::scenario::SlotMode;
-use crate::schedule::{Plan, Simulated, Slot, work};
+use touch::Beats;
 
 /// One family a step may take, as the network configures it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +66,11 @@ pub struct StepPool {
     pub step: String,
     /// The families (a fixed step: one).
     pub families: Vec<PoolFamily>,
+    /// The reaction window (ms) when the step is a touch prompt: a fixed step of a family
+    /// bound to a credential (`presence`) in a `global` or `staggered` slot, which opens on its
+    /// beat and is due this long after ([`hco_oracle::NetworkParams::prompt_reaction_ms`]).
+    #[serde(default)]
+    pub prompt_reaction_ms: Option<u64>,
 }
 
 /// What the bound needs to know of a network's ceremony for people.
@@ -70,6 +86,10 @@ pub struct CeremonyInputs {
     pub steps: Vec<StepPool>,
     /// Spare tries.
     pub spares: u32,
+    /// How far past its beat's start a touch prompt may open, milliseconds
+    /// ([`hco_oracle::NetworkParams::prompt_jitter_ms`]).
+    #[serde(default)]
+    pub prompt_jitter_ms: u64,
 }
 
 impl CeremonyInputs {
@@ -159,10 +179,20 @@ pub struct Bound {
     pub identities_per_person: u64,
     /// The same if every drawn step took the fastest family of its pool.
     pub identities_per_person_cheapest_draws: u64,
+    /// Identities one person keeps active per window at most when a model answers every
+    /// cognitive step and only the touches of the prompts take the person
+    /// ([`ModelSolves::identities_per_person`]); `None`: unbounded (no touch prompt).
+    pub identities_per_person_model_solves: Option<u64>,
     /// `identities_per_person` before rounding down.
     pub capacity: f64,
     /// `identities_per_person_cheapest_draws` before rounding down.
     pub capacity_cheapest_draws: f64,
+    /// The beats' formula at human speed (each prompt takes the person the family's solve
+    /// time): it caps both figures above; `None` without a touch prompt.
+    pub capacity_touches: Option<f64>,
+    /// What binds `identities_per_person`: `work` (the steps' work in the slot or window) or
+    /// `touches` (the prompts' beats).
+    pub bound_by: &'static str,
     /// The Monte-Carlo check (earliest-deadline-first scheduling); `None` beyond 5000
     /// identities.
     pub monte_carlo: Option<MonteCarlo>,
@@ -193,6 +223,8 @@ pub struct Bound {
     pub human: HumanModel,
     /// What the figure assumes.
     pub model: &'static str,
+    /// The bound when a model answers every cognitive step.
+    pub model_solves: ModelSolves,
 }
 
 /// Why the bound cannot be computed.
@@ -280,8 +312,19 @@ const MC_MAX_IDENTITIES: f64 = 5000.0;
 /// Share of identity-windows that must complete in the Monte Carlo.
 const MC_COMPLETION: f64 = 0.95;
 
-/// The one-person bound of a ceremony under a human solve-time model.
+/// The one-person bound of a ceremony under a human solve-time model, a touch taking
+/// [`DEFAULT_TOUCH_MS`] in the model-solves figure.
 pub fn one_person_bound(inputs: &CeremonyInputs, human: &HumanModel) -> Result<Bound, BoundError> {
+    one_person_bound_with_touch(inputs, human, DEFAULT_TOUCH_MS)
+}
+
+/// The one-person bound of a ceremony under a human solve-time model; in the model-solves
+/// figure a touch takes the person `touch_ms`.
+pub fn one_person_bound_with_touch(
+    inputs: &CeremonyInputs,
+    human: &HumanModel,
+    touch_ms: u64,
+) -> Result<Bound, BoundError> {
     if inputs.steps.is_empty() {
         return Err(BoundError::NoSteps);
     }
@@ -336,13 +379,26 @@ pub fn one_person_bound(inputs: &CeremonyInputs, human: &HumanModel) -> Result<B
     };
     let expected = capacity(&loads(false), span_s, phases, f64::INFINITY);
     let cheapest = capacity(&loads(true), span_s, phases, f64::INFINITY);
-    let monte_carlo = (cheapest.identities <= MC_MAX_IDENTITIES)
-        .then(|| monte_carlo(inputs, &steps, human, cheapest.identities));
+    // The prompts' beats at human speed: every family here has a solve time (checked above).
+    let touches = Beats::of(inputs)
+        .map(|b| b.capacity(inputs, |family| human.solve_s(family).unwrap_or(0.0)));
+    let capped = |n: f64| touches.map_or(n, |t| n.min(t));
+    let (expected_n, cheapest_n) = (capped(expected.identities), capped(cheapest.identities));
+    let monte_carlo = (cheapest_n <= MC_MAX_IDENTITIES)
+        .then(|| mc::monte_carlo(inputs, &steps, human, cheapest_n));
+    let model_solves = model_solves(inputs, touch_ms);
     Ok(Bound {
-        identities_per_person: floor(expected.identities),
-        identities_per_person_cheapest_draws: floor(cheapest.identities),
-        capacity: expected.identities,
-        capacity_cheapest_draws: cheapest.identities,
+        identities_per_person: floor(expected_n),
+        identities_per_person_cheapest_draws: floor(cheapest_n),
+        identities_per_person_model_solves: model_solves.identities_per_person,
+        capacity: expected_n,
+        capacity_cheapest_draws: cheapest_n,
+        capacity_touches: touches,
+        bound_by: if expected_n < expected.identities {
+            "touches"
+        } else {
+            "work"
+        },
         monte_carlo,
         basis,
         binding_step: expected.binding_step,
@@ -365,12 +421,13 @@ pub fn one_person_bound(inputs: &CeremonyInputs, human: &HumanModel) -> Result<B
         human: human.clone(),
         model: match basis {
             "slot" => {
-                "upper bound: for every step j, the work on steps j.. of all identities fits between the start of phase j of the global slot and the last possible answer (slot end + longest deadline of those steps); a person never waits, never slips; expected draws = mean solve time over each drawn step's pool"
+                "upper bound: for every step j, the work on steps j.. of all identities fits between the start of phase j of the global slot and the last possible answer (slot end + longest deadline of those steps), and every touch prompt (at the person's presence solve time) fits in its beat (B·(J + r) / Σ touch); a person never waits, never slips; expected draws = mean solve time over each drawn step's pool"
             }
             _ => {
                 "upper bound, window-length based: open and staggered slots do not hold one person's identities to the same moments, so all their work fits in the window plus the longest deadline; a person never waits, never slips"
             }
         },
+        model_solves,
     })
 }
 
@@ -380,228 +437,5 @@ fn floor(x: f64) -> u64 {
         (x + 1e-9).floor().max(0.0) as u64
     } else {
         u64::MAX
-    }
-}
-
-/// Largest `n` for which ≥ 95 % of identity-windows complete, by bisection over `n`.
-fn monte_carlo(
-    inputs: &CeremonyInputs,
-    steps: &[StepCost],
-    human: &HumanModel,
-    upper: f64,
-) -> MonteCarlo {
-    // Families in one table: pools as indices, solve times exact (the model's means).
-    let mut names: Vec<&str> = Vec::new();
-    let mut deadline_s = Vec::new();
-    let mut floor_s = Vec::new();
-    let mut pools = Vec::new();
-    for step in &inputs.steps {
-        let mut pool = Vec::new();
-        for f in &step.families {
-            let i = names.iter().position(|n| *n == f.name).unwrap_or_else(|| {
-                names.push(&f.name);
-                deadline_s.push(f.deadline_ms as f64 / 1000.0);
-                floor_s.push(f.min_solve_ms as f64 / 1000.0);
-                names.len() - 1
-            });
-            pool.push(i);
-        }
-        pools.push(pool);
-    }
-    let times: Vec<f64> = names
-        .iter()
-        .map(|n| human.solve_s(n).unwrap_or(0.0))
-        .collect();
-    let plan = Plan {
-        step_s: steps.iter().map(|s| s.mean_s).collect(),
-        family_s: times.clone(),
-        spares: inputs.spares,
-    };
-    let window_s = inputs.window_ms as f64 / 1000.0;
-    let slot_s = inputs.slot_ms as f64 / 1000.0;
-    let run = |n: u64| -> (f64, u32) {
-        let n_us = n as usize;
-        let trials = (200_000 / (n_us * steps.len()).max(1)).clamp(20, 200) as u32;
-        let mut done = 0u64;
-        for k in 0..trials {
-            let mut rng = Rng::stream(0x0b0d, tag::BOUND, u64::from(k));
-            let slots: Vec<Slot> = match inputs.slot_mode {
-                SlotMode::Global => vec![(0.0, slot_s); n_us],
-                SlotMode::Open => vec![(0.0, window_s); n_us],
-                SlotMode::Staggered => (0..n_us)
-                    .map(|_| {
-                        let start = rng.uniform() * (window_s - slot_s).max(0.0);
-                        (start, start + slot_s)
-                    })
-                    .collect(),
-            };
-            let mut world = Simulated::new(
-                &deadline_s,
-                &floor_s,
-                &pools,
-                inputs.slot_mode != SlotMode::Open,
-                inputs.tries(),
-                &slots,
-                &mut rng,
-                |f, _: &mut Rng| (times[f], true),
-            );
-            done += u64::from(work(&plan, 0.0, f64::INFINITY, &slots, &mut world).active);
-        }
-        (done as f64 / (n as f64 * f64::from(trials)), trials)
-    };
-    // f(0) = 1 by definition; completion falls as n grows past what fits.
-    let (mut lo, mut hi) = (0u64, floor(upper) + 1);
-    let mut at_lo = (1.0, 0u32);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let r = run(mid);
-        if r.0 >= MC_COMPLETION {
-            lo = mid;
-            at_lo = r;
-        } else {
-            hi = mid;
-        }
-    }
-    MonteCarlo {
-        identities_per_person: lo,
-        completion: at_lo.0,
-        trials: at_lo.1,
-        method: "one person, n identities, earliest-deadline-first over the steps; openings at uniform moments of their phases, drawn families uniform over the pools, solve times the model's means, the deadlines and floors of the families; largest n with ≥ 95 % of identity-windows complete",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fam(name: &str, deadline_s: u64) -> PoolFamily {
-        PoolFamily {
-            name: name.into(),
-            deadline_ms: deadline_s * 1000,
-            min_solve_ms: 500,
-        }
-    }
-
-    fn drawn(families: &[PoolFamily]) -> StepPool {
-        StepPool {
-            step: "cognitive".into(),
-            families: families.to_vec(),
-        }
-    }
-
-    fn fixed(f: PoolFamily) -> StepPool {
-        StepPool {
-            step: f.name.clone(),
-            families: vec![f],
-        }
-    }
-
-    fn cognitive() -> Vec<PoolFamily> {
-        vec![
-            fam("visual_match", 30),
-            fam("interactive_reasoning", 45),
-            fam("attention", 40),
-        ]
-    }
-
-    fn global(slot_s: u64, steps: Vec<StepPool>, spares: u32) -> CeremonyInputs {
-        CeremonyInputs {
-            slot_mode: SlotMode::Global,
-            slot_ms: slot_s * 1000,
-            window_ms: 3_600_000,
-            steps,
-            spares,
-        }
-    }
-
-    #[test]
-    fn a_five_minute_slot_with_one_cognitive_step_gives_twenty_to_fifty_five() {
-        // One step of 6–15 s in a 5-minute global slot (30 s deadlines): from 300/15 = 20
-        // (every draw attention) to (300 + 30)/6 = 55 (every draw visual matching).
-        let all = [fam("visual_match", 30), fam("attention", 30)];
-        let b = one_person_bound(&global(300, vec![drawn(&all)], 1), &HumanModel::paper()).unwrap();
-        assert_eq!(b.identities_per_person_cheapest_draws, 55);
-        assert_eq!(b.identities_per_person, 31); // 330 / 10.5
-        for only in all {
-            let b = one_person_bound(&global(300, vec![drawn(&[only])], 1), &HumanModel::paper())
-                .unwrap();
-            assert!((20..=55).contains(&b.identities_per_person), "{b:?}");
-        }
-        let b = one_person_bound(
-            &global(300, vec![drawn(&cognitive())], 1),
-            &HumanModel::paper(),
-        )
-        .unwrap();
-        assert!((20..=55).contains(&b.identities_per_person), "{b:?}");
-        assert_eq!(b.basis, "slot");
-    }
-
-    #[test]
-    fn presence_and_two_cognitive_steps_in_two_minutes_stay_under_ten() {
-        let steps = vec![
-            fixed(fam("presence", 30)),
-            drawn(&cognitive()),
-            drawn(&cognitive()),
-        ];
-        let b = one_person_bound(&global(120, steps, 1), &HumanModel::paper()).unwrap();
-        assert!(b.identities_per_person <= 10, "{b:?}");
-        assert_eq!(b.phases, 4);
-        // Work 3 + 11 + 11 = 25 s. Step 0: (120 + 45) / 25 = 6.6; step 1 from phase 1 (30 s):
-        // (165 − 30) / 22 = 6.14 binds.
-        assert_eq!(b.identities_per_person, 6);
-        assert_eq!(b.binding_step, 1);
-        assert!((b.work_per_identity_s - 25.0).abs() < 1e-9);
-        // Cheapest draws (3 + 6 + 6 s): min(165/15, 135/12, 105/6) = 11.
-        assert_eq!(b.identities_per_person_cheapest_draws, 11);
-        let mc = b.monte_carlo.clone().unwrap();
-        assert!(mc.identities_per_person <= b.identities_per_person_cheapest_draws);
-        assert!(mc.identities_per_person >= 3, "{mc:?}");
-        assert!(mc.completion >= 0.95);
-    }
-
-    #[test]
-    fn the_monte_carlo_stays_under_the_cheapest_bound_and_is_fast() {
-        let start = std::time::Instant::now();
-        for slot in [60, 120, 300] {
-            let steps = vec![
-                fixed(fam("presence", 30)),
-                drawn(&cognitive()),
-                drawn(&cognitive()),
-            ];
-            let b = one_person_bound(&global(slot, steps, 1), &HumanModel::paper()).unwrap();
-            let mc = b.monte_carlo.clone().unwrap();
-            assert!(
-                mc.identities_per_person <= b.identities_per_person_cheapest_draws,
-                "{slot}: {mc:?} vs {b:?}"
-            );
-        }
-        // Debug builds are slower; the release binary takes a fraction of this.
-        assert!(start.elapsed().as_secs_f64() < 10.0);
-    }
-
-    #[test]
-    fn open_windows_are_bounded_by_the_window() {
-        let mut inputs = global(0, vec![drawn(&[fam("visual_match", 30)])], 1);
-        inputs.slot_mode = SlotMode::Open;
-        inputs.window_ms = 600_000;
-        let b = one_person_bound(&inputs, &HumanModel::paper()).unwrap();
-        assert_eq!(b.basis, "window");
-        assert_eq!(b.identities_per_person, 105); // (600 + 30) / 6
-        let mc = b.monte_carlo.clone().unwrap();
-        assert!(mc.identities_per_person <= 105 && mc.identities_per_person >= 90);
-    }
-
-    #[test]
-    fn overrides_and_unknown_families() {
-        let inputs = global(120, vec![drawn(&[fam("captcha", 30)])], 0);
-        assert_eq!(
-            one_person_bound(&inputs, &HumanModel::paper()).unwrap_err(),
-            BoundError::UnknownFamily("captcha".into())
-        );
-        let b = one_person_bound(&inputs, &HumanModel::paper().with("captcha", 10.0)).unwrap();
-        assert_eq!(b.identities_per_person, 15); // (120 + 30) / 10
-        let json = serde_json::to_value(&b).unwrap();
-        assert_eq!(json["inputs"]["steps"][0]["families"][0]["name"], "captcha");
-        assert_eq!(json["human"]["solve_s"]["captcha"], 10.0);
     }
 }
