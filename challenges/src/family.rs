@@ -401,6 +401,14 @@ pub trait Family: Send + Sync + 'static {
         false
     }
 
+    /// Whether the family's challenges are touch prompts in a `global` or `staggered` slot: on
+    /// a beat, with the family's deadline as a reaction window (see the oracle's policy).
+    /// `presence` by default, through [`Family::uses_passkeys`]; a simulator's stand-in of it
+    /// says so itself.
+    fn touch_prompt(&self) -> bool {
+        self.uses_passkeys()
+    }
+
     /// Whether the family needs sight (an identity that opted out of visual families never
     /// draws it).
     fn is_visual(&self) -> bool {

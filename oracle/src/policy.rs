@@ -232,11 +232,11 @@ impl NetworkParams {
     }
 
     /// Whether a challenge of `family` is a touch prompt: a family bound to a credential
-    /// (`presence`) in a `global` or `staggered` slot. A prompt opens on its beat
+    /// (`presence`, [`hco_challenges::Family::touch_prompt`]) in a `global` or `staggered` slot. A prompt opens on its beat
     /// ([`NetworkParams::beat`]) and is due its family's deadline after it.
     pub fn is_prompt(&self, family: &str, registry: &Registry) -> bool {
         self.slot_mode != crate::SlotMode::Open
-            && registry.get(family).is_some_and(|f| f.uses_passkeys())
+            && registry.get(family).is_some_and(|f| f.touch_prompt())
     }
 
     /// The reaction window of challenges of `family` if they are touch prompts.
@@ -395,10 +395,14 @@ impl NetworkParams {
             return Ok(());
         }
         let policy = self.policy(class);
-        let first = policy.steps.iter().enumerate().find_map(|(i, step)| match step {
-            Step::Family(name) => self.prompt_reaction_ms(name, registry).map(|r| (i, r)),
-            Step::Drawn => None,
-        });
+        let first = policy
+            .steps
+            .iter()
+            .enumerate()
+            .find_map(|(i, step)| match step {
+                Step::Family(name) => self.prompt_reaction_ms(name, registry).map(|r| (i, r)),
+                Step::Drawn => None,
+            });
         let Some((first, reaction_ms)) = first else {
             return Ok(());
         };

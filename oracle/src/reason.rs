@@ -247,7 +247,9 @@ pub enum Reason {
         stages: usize,
     },
     /// A touch prompt whose issue time is not on its beat (the reaction window moved).
-    #[error("the touch prompt was issued at {issued_at}, after its beat (which ends at {beat_end})")]
+    #[error(
+        "the touch prompt was issued at {issued_at}, after its beat (which ends at {beat_end})"
+    )]
     OffBeat {
         /// The signed issue time.
         issued_at: Timestamp,

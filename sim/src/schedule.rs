@@ -283,10 +283,23 @@ pub fn work(plan: &Plan, start: f64, stop: f64, slots: &[Slot], world: &mut impl
     tally
 }
 
+/// Touch prompts: the families whose challenges open on the beats that end a phased slot (the
+/// protocol's `presence` in a `global` or `staggered` slot). Beat `j` starts
+/// `(tries − j) · (r + jitter)` before the slot's end, the prompt opens a uniform moment of at
+/// most `jitter` later, counts as issued there however late it is fetched, and is due `r`
+/// (the family's deadline, its reaction window) after its opening.
+#[derive(Debug, Clone, Copy)]
+pub struct Prompts<'a> {
+    /// Per family: whether it is a touch prompt.
+    pub is_prompt: &'a [bool],
+    /// The jitter, seconds.
+    pub jitter_s: f64,
+}
+
 /// A simulated issuer: openings at a uniform moment of phase `j` of the slot (or at the slot
-/// start when `phased` is false, an `open` window), each step's family drawn uniformly from
-/// its pool, deadlines and floors per family. The person's solve times and correctness come
-/// from `solve`.
+/// start when `phased` is false, an `open` window), touch prompts on their beats, each step's
+/// family drawn uniformly from its pool, deadlines and floors per family. The person's solve
+/// times and correctness come from `solve`.
 pub struct Simulated<'a, F> {
     /// Deadline per family, seconds.
     pub deadline_s: &'a [f64],
@@ -306,6 +319,8 @@ pub struct Simulated<'a, F> {
     pub rng: &'a mut Rng,
     /// The person: seconds needed and correctness for a family.
     pub solve: F,
+    /// Touch prompts, when the slot is phased and a step's family is one.
+    pub prompts: Option<Prompts<'a>>,
     /// Per identity: steps passed, and the challenge whose opening was drawn with it.
     state: Vec<(usize, Option<(u32, f64)>)>,
 }
@@ -333,19 +348,33 @@ impl<'a, F: FnMut(usize, &mut Rng) -> (f64, bool)> Simulated<'a, F> {
             slots,
             rng,
             solve,
+            prompts: None,
             state: vec![(0, None); slots.len()],
         }
+    }
+
+    /// The reaction window of the step an identity that passed `passed` steps is on, if that
+    /// step is a touch prompt.
+    fn prompt_reaction_s(&self, passed: usize) -> Option<f64> {
+        let prompts = self.prompts.filter(|_| self.phased)?;
+        let family = *self.pools.get(passed)?.first()?;
+        prompts.is_prompt[family].then(|| self.deadline_s[family] * self.deadline_scale)
     }
 }
 
 impl<F: FnMut(usize, &mut Rng) -> (f64, bool)> World for Simulated<'_, F> {
     fn fetch(&mut self, identity: usize, j: u32, now: f64) -> Fetch {
         let (start, end) = self.slots[identity];
+        let prompt = self.prompt_reaction_s(self.state[identity].0);
+        let jitter = self.prompts.map_or(0.0, |p| p.jitter_s);
         let (passed, opening) = &mut self.state[identity];
         let opens_at = match *opening {
             Some((oj, at)) if oj == j => at,
             _ => {
-                let at = if self.phased {
+                let at = if let Some(reaction) = prompt {
+                    let before_end = f64::from(self.tries.saturating_sub(j)) * (reaction + jitter);
+                    (end - before_end).max(start) + self.rng.uniform() * jitter
+                } else if self.phased {
                     let phase = (end - start) / f64::from(self.tries.max(1));
                     start + (f64::from(j.min(self.tries - 1)) + self.rng.uniform()) * phase
                 } else {
@@ -363,6 +392,14 @@ impl<F: FnMut(usize, &mut Rng) -> (f64, bool)> World for Simulated<'_, F> {
         }
         let pool = &self.pools[*passed];
         let family = pool[self.rng.index(pool.len())];
+        if let Some(reaction) = prompt {
+            // Issued at its opening, whenever fetched: late, it comes with less time (or none).
+            return Fetch::Issued {
+                family,
+                deadline: opens_at + reaction,
+                min_solve: (opens_at + self.min_solve_s[family] - now).max(0.0),
+            };
+        }
         Fetch::Issued {
             family,
             deadline: now + self.deadline_s[family] * self.deadline_scale,

@@ -67,7 +67,10 @@ fn devnet_browser_touch_prompts_keep_an_honest_person_active() {
     b.click("#get:not([disabled])");
     let family = wait_family_of(&b, 0);
     let (generated, family) = regenerate(&node, &id, t, 0, &family);
-    assert_eq!(send_text(&b, &reference(&generated, family.as_ref())), "accepted");
+    assert_eq!(
+        send_text(&b, &reference(&generated, family.as_ref())),
+        "accepted"
+    );
     for j in 1..4 {
         let code = wait_verdict_of(&b, j);
         assert_eq!(code, "accepted", "prompt {j}");

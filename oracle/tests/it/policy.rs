@@ -573,7 +573,8 @@ impl Automaton {
                         let start = slot.start + u64::from(j) * phase;
                         let beat = o.params().beat(&slot, Class::Human, j, 5_000);
                         assert!(
-                            ((start..start + phase).contains(&opens_at) || beat.contains(&opens_at))
+                            ((start..start + phase).contains(&opens_at)
+                                || beat.contains(&opens_at))
                                 && opens_at > now
                         );
                         now = opens_at;
@@ -700,7 +701,12 @@ fn perfect_cognition_without_an_authenticator_keeps_no_identity_active() {
             .map(|(_, n)| n)
             .sum()
     };
-    assert_eq!(count(": accepted"), 2 * windows, "{:?}", with_presence.outcomes);
+    assert_eq!(
+        count(": accepted"),
+        2 * windows,
+        "{:?}",
+        with_presence.outcomes
+    );
     assert_eq!(
         with_presence.outcomes.get("presence: no_passkey_enrolled"),
         Some(&(2 * windows))

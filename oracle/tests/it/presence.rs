@@ -452,7 +452,11 @@ fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
     let reveal = o.reveal(0, closed).unwrap().unwrap();
     o.add_reveal(&reveal, closed).unwrap().unwrap();
     let report = o.audit(0).unwrap();
-    assert_eq!((report.checked, report.findings.len()), (3, 0), "{report:?}");
+    assert_eq!(
+        (report.checked, report.findings.len()),
+        (3, 0),
+        "{report:?}"
+    );
 }
 
 #[test]

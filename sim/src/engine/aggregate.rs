@@ -191,7 +191,8 @@ mod tests {
     #[test]
     fn clt_path_agrees_with_per_human_path() {
         for steps in [
-            vec!["presence", "cognitive", "cognitive"],
+            vec!["presence", "presence", "presence"],
+            vec!["cognitive", "cognitive", "presence"],
             vec!["cognitive"],
         ] {
             let s = Scenario {

@@ -39,10 +39,10 @@ pub use math::{IdentityOdds, norm_cdf};
 
 use serde::Serialize;
 
-use crate::bound::{StepLoad, capacity};
+use crate::bound::{Capacity, StepLoad, capacity};
 use crate::rng::{Rng, tag};
 use crate::scenario::{Scenario, ScenarioError, SlotMode};
-use crate::schedule::{Plan, Simulated, Slot, Tally, work};
+use crate::schedule::{Plan, Prompts, Simulated, Slot, Tally, work};
 
 /// One honest cohort with its odds under the scenario's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +104,10 @@ pub struct Model {
     pub pools: Vec<Vec<usize>>,
     deadlines: Vec<f64>,
     floors: Vec<f64>,
+    /// Per family: a touch prompt (`presence` in a `global` or `staggered` slot).
+    is_prompt: Vec<bool>,
+    /// How far past its beat a touch prompt may open, seconds.
+    prompt_jitter_s: f64,
     /// What a typical person expects of each step and family (schedule planning).
     pub plan: Plan,
     /// Slot mode.
@@ -222,6 +226,18 @@ impl Model {
                 capacity(&loads, window, None, shift),
             ),
         };
+        let is_prompt: Vec<bool> = families
+            .iter()
+            .map(|f| f.name == "presence" && s.slots.mode != SlotMode::Open)
+            .collect();
+        let prompt_jitter_s = s.slots.prompt_jitter.as_secs_f64();
+        let mut cap = cap;
+        let beats = (s.slots.mode == SlotMode::Global)
+            .then(|| beats_capacity(&steps, &pools, &is_prompt, tries, prompt_jitter_s))
+            .flatten();
+        if let Some(beats) = beats.filter(|b| b.identities < cap.identities) {
+            cap = beats;
+        }
         let cv2 = if work_s > 0.0 {
             work_var / (work_s * work_s)
         } else {
@@ -234,6 +250,8 @@ impl Model {
         let mut model = Self {
             deadlines: families.iter().map(|f| f.deadline_s).collect(),
             floors: families.iter().map(|f| f.min_solve_s).collect(),
+            is_prompt,
+            prompt_jitter_s,
             plan: Plan {
                 step_s: steps.iter().map(|st| st.work_s).collect(),
                 family_s: families.iter().map(|f| f.moments(1.0, 1.0).mean).collect(),
@@ -293,6 +311,14 @@ impl Model {
         self.slot_mode != SlotMode::Open
     }
 
+    /// The touch prompts of the scenario's slot.
+    fn prompts(&self) -> Prompts<'_> {
+        Prompts {
+            is_prompt: &self.is_prompt,
+            jitter_s: self.prompt_jitter_s,
+        }
+    }
+
     /// Runs `work` for one person of `speed` over `slots`, deadlines scaled by `scale`.
     fn person(
         &self,
@@ -318,6 +344,7 @@ impl Model {
             },
         );
         world.deadline_scale = scale;
+        world.prompts = Some(self.prompts());
         work(&self.plan, start, stop, slots, &mut world)
     }
 
@@ -476,18 +503,61 @@ fn best_load(points: &[LoadPoint]) -> u32 {
         .unwrap_or(0)
 }
 
+/// One person's capacity under the touch prompts of a global slot: the beats of the tries
+/// from the first prompt step on (each its reaction window plus the jitter long) hold every
+/// touch of every identity, and a touch takes the prompt step's expected attempt. `None`
+/// without a prompt step.
+fn beats_capacity(
+    steps: &[StepModel],
+    pools: &[Vec<usize>],
+    is_prompt: &[bool],
+    tries: u32,
+    jitter_s: f64,
+) -> Option<Capacity> {
+    let prompt = |i: usize| pools[i].first().is_some_and(|&f| is_prompt[f]);
+    let first = (0..steps.len()).find(|&i| prompt(i))?;
+    let reaction_s = (0..steps.len())
+        .filter(|&i| prompt(i))
+        .map(|i| steps[i].longest_deadline_s)
+        .fold(0.0, f64::max);
+    let span_s = f64::from(tries - first as u32) * (reaction_s + jitter_s);
+    let touch_s: f64 = (0..steps.len())
+        .filter(|&i| prompt(i))
+        .map(|i| steps[i].work_s)
+        .sum();
+    (touch_s > 0.0).then(|| Capacity {
+        identities: span_s / touch_s,
+        binding_step: first,
+        available_s: span_s,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_global_slot_caps_a_human_at_the_phase_bound() {
+    fn a_global_slot_caps_a_human_at_the_beat_bound() {
         let s = Scenario::default();
         let m = Model::new(&s, 1).unwrap();
-        // 5-minute slot, four phases, presence + two cognitive steps: about 11 identities.
-        assert!((9.0..13.0).contains(&m.capacity), "{}", m.capacity);
+        // Three touch prompts and a spare on the beats that end a 100 s slot: four beats of
+        // 6 s + 0.5 s hold three touches per identity of about 2 s each.
+        let expected = 4.0 * 6.5 / (3.0 * m.steps[0].work_s);
+        assert!(
+            (m.capacity - expected).abs() < 1e-9,
+            "{} vs {expected}",
+            m.capacity
+        );
+        assert!((3.5..5.5).contains(&m.capacity), "{}", m.capacity);
         assert!(m.tau_h > m.capacity && m.tau_h < 1.5 * m.capacity + 2.0);
-        assert_eq!(m.human_budget_s, 300.0 + 30.0);
+        assert_eq!(m.human_budget_s, 100.0 + 6.0);
+        // Without prompts (cognitive steps only), the phases bind: 5-minute slot, three
+        // phases, two cognitive steps.
+        let cognitive =
+            Scenario::from_toml("steps = [\"cognitive\", \"cognitive\"]\n[slots]\nlen = \"5min\"")
+                .unwrap();
+        let c = Model::new(&cognitive, 1).unwrap();
+        assert!((10.0..25.0).contains(&c.capacity), "{}", c.capacity);
         let best = m.load_at(f64::from(m.per_human));
         assert!(best.active_mean <= m.capacity, "{best:?}");
         assert!(best.active_mean > 0.6 * m.capacity, "{best:?}");
@@ -545,6 +615,7 @@ mod tests {
                 &mut rng,
                 |f, rng: &mut Rng| (0.0, rng.bernoulli(eps[f])),
             );
+            world.prompts = Some(m.prompts());
             active += work(&m.plan, 0.0, f64::INFINITY, &slots, &mut world).active;
         }
         let p = m.bot_odds.active;

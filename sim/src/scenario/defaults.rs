@@ -1,5 +1,6 @@
-//! Defaults: the paper scenario (Table 3 families, hour-long windows, a 5-minute global slot,
-//! the policy presence + two drawn cognitive steps with one spare).
+//! Defaults: the paper scenario (Table 3 families, hour-long windows) under the ceremony of
+//! `configs/prod.toml`: a 100 s global slot whose last beats are three presence steps as touch
+//! prompts, one spare.
 
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ impl Default for Scenario {
             seed: 1,
             windows: 1000,
             window_len: Duration::from_secs(HOUR),
-            steps: ["presence", "cognitive", "cognitive"]
+            steps: ["presence", "presence", "presence"]
                 .map(str::to_owned)
                 .to_vec(),
             spares: 1,
@@ -36,7 +37,8 @@ impl Default for Slots {
     fn default() -> Self {
         Self {
             mode: SlotMode::Global,
-            len: Duration::from_secs(5 * MINUTE),
+            len: Duration::from_secs(100),
+            prompt_jitter: Duration::from_millis(500),
         }
     }
 }

@@ -110,6 +110,10 @@ pub struct Slots {
     /// Slot length for `global` and `staggered`, > 0 and ≤ window_len. Ignored for `open`.
     #[serde(with = "humantime_serde")]
     pub len: Duration,
+    /// In a `global` or `staggered` slot, `presence` steps are touch prompts on the beats that
+    /// end the slot (the protocol's `prompt_jitter`): how far past its beat a prompt may open.
+    #[serde(with = "humantime_serde")]
+    pub prompt_jitter: Duration,
 }
 
 /// One cohort of honest users, by speed.

@@ -304,9 +304,13 @@ mod tests {
     }
 
     #[test]
-    fn the_default_policy_draws_cognitive_steps_from_every_family_but_presence() {
+    fn cognitive_steps_draw_from_every_family_but_presence() {
         let pools = Scenario::default().step_pools().unwrap();
         assert_eq!(pools.len(), 3);
+        assert!(pools.iter().all(|p| p.families == ["presence"]));
+        let s =
+            Scenario::from_toml("steps = [\"presence\", \"cognitive\", \"cognitive\"]").unwrap();
+        let pools = s.step_pools().unwrap();
         assert_eq!(pools[0].families, ["presence"]);
         assert_eq!(
             pools[1].families,

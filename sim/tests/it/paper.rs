@@ -12,8 +12,15 @@ fn paper_scenario_meets_lemma_1_theorems_and_linear_cost() {
     assert_eq!(out.lemma1_violations, 0);
     assert_eq!(out.steady.violations, 0);
     assert!(out.steady.mean_human_active <= out.steady.bound);
-    // The humans are really working: the bound is not vacuous.
-    assert!(out.steady.mean_human_active > 0.5 * out.steady.bound);
+    // The humans are really working: the bound is not vacuous. (At a capacity of about four
+    // identities, τh's renewal slack and its three standard deviations are a large share of
+    // the bound.)
+    assert!(
+        out.steady.mean_human_active > 0.4 * out.steady.bound,
+        "{} of {}",
+        out.steady.mean_human_active,
+        out.steady.bound
+    );
     assert!(out.fit.r2 >= 0.99, "R² = {}", out.fit.r2);
     assert!(out.fit.slope > 0.0);
     // PoS is constant in s, PoW nearly so, HCO grows linearly past both.
@@ -33,15 +40,19 @@ fn paper_scenario_meets_lemma_1_theorems_and_linear_cost() {
         (hco_growth / s_growth - 1.0).abs() < 0.05,
         "HCO cost ×{hco_growth}, s ×{s_growth}"
     );
-    // Three steps, each a first and final answer, with one spare: typical users mostly get
-    // through; slow and assisted ones miss more with the paper's tight deadlines (15 s visual
-    // matching, 20 s presence).
+    // Three touch prompts, each a first and final answer within 6 s of its cue, with one
+    // spare: typical and slow users get through; the assisted (2.5× slower: a 5 s mean
+    // reaction) miss about one window in four. Production's goal: at most 3 % overall.
     assert!(
-        out.model.cohorts[0].active > 0.95,
+        out.model.cohorts[0].active > 0.98 && out.model.cohorts[1].active > 0.96,
         "{:?}",
         out.model.cohorts
     );
-    assert!(out.honest_false_reject_rate < 0.12);
+    assert!(
+        out.honest_false_reject_rate <= 0.03,
+        "{}",
+        out.honest_false_reject_rate
+    );
     // No script keeps an identity active: the presence step has ε = 0.
     assert_eq!(out.model.bot_odds.active, 0.0);
     // A person keeps fewer identities than the capacity bound, and at most τh.
@@ -78,21 +89,34 @@ fn under_the_presence_policy_only_people_keep_identities_active() {
 
 #[test]
 fn a_global_slot_caps_what_one_human_can_do_and_an_open_window_does_not() {
-    let global = Scenario::from_toml("windows = 24").unwrap();
-    let open = Scenario::from_toml("windows = 24\n[slots]\nmode = \"open\"").unwrap();
+    // Cognitive steps only (no touch prompts): the slot's length is what caps a person.
+    let cognitive = "windows = 24\nsteps = [\"cognitive\", \"cognitive\"]\n";
+    let global = Scenario::from_toml(&format!("{cognitive}[slots]\nlen = \"5min\"")).unwrap();
+    let open = Scenario::from_toml(&format!("{cognitive}[slots]\nmode = \"open\"")).unwrap();
     let g = run(&RunConfig::new(global)).unwrap();
     let o = run(&RunConfig::new(open)).unwrap();
     assert_eq!(g.lemma1_violations + o.lemma1_violations, 0);
-    // An hour of open window against a 5-minute slot (each plus the 30 s tail): about 11× the
+    // An hour of open window against a 5-minute slot (each plus the 45 s tail): about 10× the
     // identities per human.
     let ratio = o.steady.mean_human_active / g.steady.mean_human_active;
-    assert!((9.0..15.0).contains(&ratio), "ratio {ratio}");
-    assert!(o.model.tau_h > 8.0 * g.model.tau_h);
+    assert!((8.0..15.0).contains(&ratio), "ratio {ratio}");
+    assert!(o.model.tau_h > 7.0 * g.model.tau_h);
     // Humans are paid by the hour, so the money per identity stays close: the slot mostly
     // changes how many humans the attacker needs. The global slot's phases make a person wait
     // for openings, so an identity there costs somewhat more.
     let slopes = o.fit.slope / g.fit.slope;
-    assert!((0.7..=1.0).contains(&slopes), "slopes ×{slopes}");
+    assert!((0.6..=1.0).contains(&slopes), "slopes ×{slopes}");
+    // Touch prompts (the default policy) hold a person to the beats that end the slot, far
+    // below what the same person does over an open hour.
+    let prompts = run(&RunConfig::new(
+        Scenario::from_toml("windows = 24").unwrap(),
+    ))
+    .unwrap();
+    let per_human = prompts.steady.mean_human_active / prompts.steady.mean_humans;
+    assert!(
+        per_human <= prompts.model.capacity && per_human < 5.0,
+        "{per_human}"
+    );
 }
 
 #[test]

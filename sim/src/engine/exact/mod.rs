@@ -91,7 +91,7 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
         quorum: 1,
         issuer_fallback: 0,
         max_clock_skew_ms: 30_000,
-        prompt_jitter_ms: 1000,
+        prompt_jitter_ms: s.slots.prompt_jitter.as_millis() as u64,
         registration_pow_bits: 0,
         presence: Default::default(),
         narrative: hco_oracle::NarrativeParams::embedded(),

@@ -50,6 +50,11 @@ impl Family for StandIn {
     fn solve(&self, prompt: &Prompt) -> Option<Vec<u8>> {
         ArithmeticReasoning.solve(prompt)
     }
+
+    /// The stand-in of `presence` keeps its touch prompts' timing (not its passkeys).
+    fn touch_prompt(&self) -> bool {
+        self.name == hco_challenges::presence::NAME
+    }
 }
 
 /// A wrong answer for a prompt: the solver's answer with a digit appended.
