@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod attack_one_person;
 mod attack_visual;
 mod attention;
 mod browser;

@@ -13,10 +13,17 @@
 //! given with `--agent-corpus`, else the public starter one), the other families under the
 //! development one, whose deadlines they share. The labelled baselines (`baseline: true`: the
 //! lock families, `proof_of_work`) are measured to show why no policy counts them as proof.
+//!
+//! With `--one-person` the bench runs only the one-person attacker ([`one_person`]): one
+//! person, one hardware key with a credential per identity, and a model answering every
+//! cognitive step, holding `--identities` identities for `--windows` windows of production's
+//! ceremony; it prints `{"one_person": {…}}`.
 
+mod device;
 mod end_to_end;
 mod family;
 mod local;
+pub mod one_person;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -89,6 +96,38 @@ pub struct AttackArgs {
     /// `configs/prod.toml` itself would refuse.
     #[arg(long)]
     pub agent_corpus: Option<PathBuf>,
+    /// Run only the one-person attacker: one person with one hardware key (a credential per
+    /// identity) and a model answering every cognitive step, against a node running `--prod`'s
+    /// network with a short window (`--window-length`, `--grace`, optionally `--slot`).
+    #[arg(long)]
+    pub one_person: bool,
+    /// One touch of the key, in milliseconds (`--one-person`).
+    #[arg(long, default_value_t = 1000)]
+    pub touch_ms: u64,
+    /// Identities the person holds (`--one-person`).
+    #[arg(long, default_value_t = 20)]
+    pub identities: u64,
+    /// Windows played (`--one-person`).
+    #[arg(long, default_value_t = 1)]
+    pub windows: u64,
+    /// The bench network's window length (`--one-person`); production's hour is not waited out.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "180s")]
+    pub window_length: std::time::Duration,
+    /// The bench network's grace (`--one-person`); must cover the longest family deadline.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    pub grace: std::time::Duration,
+    /// The slot length (`--one-person`), if not the configuration's: a shorter slot keeps the
+    /// beats and the prompt rules and shortens the cognitive phases.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub slot: Option<std::time::Duration>,
+    /// How the person chooses among open prompts (`--one-person`): `triage` (earliest deadline
+    /// first, letting go of the most expendable prompt when not all fit) or plain `edf`.
+    #[arg(long, value_enum, default_value_t = one_person::Schedule::Triage)]
+    pub schedule: one_person::Schedule,
+    /// The person touches the prompts of this many of the identities only and lets the rest
+    /// lapse (`--one-person`; the simulator's `served`); by default all of them.
+    #[arg(long)]
+    pub serve: Option<u64>,
 }
 
 /// One family's figures.
@@ -125,6 +164,9 @@ struct Report {
 
 /// Runs the bench.
 pub fn run(args: AttackArgs) -> anyhow::Result<()> {
+    if args.one_person {
+        return run_one_person(&args);
+    }
     let single = Config::load(&args.single)?;
     let prod = Config::load(&args.prod)?;
     let families: Vec<String> = if args.families.is_empty() {
@@ -209,6 +251,28 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
             report.end_to_end.insert(label, e2e);
         }
     }
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
+}
+
+/// `--one-person`: the one-person attacker alone.
+fn run_one_person(args: &AttackArgs) -> anyhow::Result<()> {
+    let prod = Config::load(&args.prod)?;
+    let opts = one_person::Options {
+        identities: args.identities,
+        windows: args.windows,
+        touch_ms: args.touch_ms,
+        window: args.window_length,
+        grace: args.grace,
+        slot: args.slot,
+        schedule: args.schedule,
+        serve: args.serve,
+    };
+    let report = serde_json::json!({ "one_person": one_person::run(&prod, &opts)? });
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
