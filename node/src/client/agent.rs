@@ -38,12 +38,13 @@ pub fn play(
     identity: Option<IdentityId>,
     out: Option<&Path>,
 ) -> anyhow::Result<bool> {
-    let gw = Gateway::new(node);
+    let gw = Gateway::client(node);
     let start = gw.post("/v1/agent/sessions", &json!({ "identity": identity }))?;
     if start.status != 201 {
         bail!("the node refused to start a session: {}", start.body);
     }
     let mut round = start.body;
+    let mut shown = SystemClock.now();
     let mut history = Vec::new();
     loop {
         let input = json!({
@@ -59,7 +60,15 @@ pub fn play(
             .as_str()
             .context("the reply names no answer endpoint")?
             .to_owned();
-        let reply = gw.post(&endpoint, &json!({ "answer": answer }))?;
+        // A refused answer is sent again only within the round's budget and the session.
+        let round_end = round["budget_ms"]
+            .as_u64()
+            .map(|budget| shown.saturating_add(budget));
+        let deadline = match (round_end, round["session_deadline"].as_u64()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let reply = gw.post_before(&endpoint, &json!({ "answer": answer }), deadline)?;
         if reply.status != 200 {
             println!(
                 "{}",
@@ -81,6 +90,7 @@ pub fn play(
             return Ok(true);
         }
         round = reply.body;
+        shown = SystemClock.now();
     }
 }
 

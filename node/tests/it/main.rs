@@ -12,6 +12,7 @@ mod browser_prompts;
 mod browser_visual;
 mod byzantine;
 mod cli;
+mod client_wait;
 mod corpus;
 mod devnet;
 mod forwarding;

@@ -212,6 +212,15 @@ pub fn next_window(base: &str) -> u64 {
 /// Runs `hco` with args; returns exit success and the last JSON line it printed.
 pub fn hco_json(args: &[&str]) -> (bool, Value) {
     let out = hco().args(args).output().unwrap();
+    if !out.status.success() {
+        // What the command said, for the failing test's report.
+        eprintln!(
+            "hco {} exited with {}: {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let last = stdout.trim().lines().last().unwrap_or("");
     let v = serde_json::from_str(last).unwrap_or(Value::Null);
