@@ -117,6 +117,13 @@ pub struct HttpSection {
     /// Time limit of one request.
     #[serde(with = "humantime_serde")]
     pub request_timeout: Duration,
+    /// A connection that has not sent a whole request head this long after it opened (or after
+    /// the first byte of its next head) is closed.
+    #[serde(with = "humantime_serde")]
+    pub header_read_timeout: Duration,
+    /// A kept-alive connection idle this long between two requests is closed.
+    #[serde(with = "humantime_serde")]
+    pub keep_alive_timeout: Duration,
     /// Test and devnet only: `POST /admin/peers/{node}/block|unblock` edits the libp2p block list.
     pub admin: bool,
     /// Rate and concurrency limits per client address and per identity (`[http.limits]`).
@@ -151,6 +158,17 @@ pub struct HttpLimits {
     /// client is the last address of its `X-Forwarded-For` header. Empty: every client is the
     /// address of its connection.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Open connections from one TCP peer address (IPv6 by /64); beyond, a new connection is
+    /// answered 429 `rate_limited` and closed. The peer is the socket's, never a forwarded
+    /// address: a trusted proxy is not capped here (it carries many clients), only by the budget.
+    pub per_ip_connections: u32,
+    /// Open connections for the whole gateway. The budget actually used is the smaller of this
+    /// and the process's file-descriptor limit less `reserved_fds` (0 here: that alone); when
+    /// it is full, idle connections are closed, oldest first, to admit new ones.
+    pub max_connections: u32,
+    /// File descriptors kept out of the connection budget for the ledger, the libp2p swarm
+    /// and everything else the node opens.
+    pub reserved_fds: u32,
 }
 
 impl Default for HttpLimits {
@@ -164,6 +182,9 @@ impl Default for HttpLimits {
             max_concurrent: 1024,
             registrations_per_window: 100_000,
             trusted_proxies: Vec::new(),
+            per_ip_connections: 256,
+            max_connections: 16_384,
+            reserved_fds: 1024,
         }
     }
 }
@@ -180,6 +201,9 @@ impl HttpLimits {
             max_concurrent: 0,
             registrations_per_window: 0,
             trusted_proxies: Vec::new(),
+            per_ip_connections: 0,
+            max_connections: 0,
+            reserved_fds: HttpLimits::default().reserved_fds,
         }
     }
 }
@@ -190,9 +214,35 @@ impl Default for HttpSection {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             max_body_bytes: 64 * 1024,
             request_timeout: Duration::from_secs(10),
+            header_read_timeout: Duration::from_secs(10),
+            keep_alive_timeout: Duration::from_secs(30),
             admin: false,
             limits: HttpLimits::default(),
         }
+    }
+}
+
+impl HttpSection {
+    /// Refuses settings the gateway cannot run with, naming the field.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        for (name, value) in [
+            ("http.request_timeout", self.request_timeout),
+            ("http.header_read_timeout", self.header_read_timeout),
+            ("http.keep_alive_timeout", self.keep_alive_timeout),
+        ] {
+            anyhow::ensure!(
+                value >= Duration::from_millis(10),
+                "{name} is {value:?}; it must be at least 10ms"
+            );
+        }
+        let l = &self.limits;
+        anyhow::ensure!(
+            l.max_connections == 0 || l.per_ip_connections <= l.max_connections,
+            "http.limits.per_ip_connections ({}) is above http.limits.max_connections ({})",
+            l.per_ip_connections,
+            l.max_connections
+        );
+        Ok(())
     }
 }
 
@@ -401,6 +451,10 @@ impl Config {
             path.display(),
             config.node.client_nice
         );
+        config
+            .http
+            .validate()
+            .with_context(|| format!("invalid config {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         for p in [&mut config.node.key_file, &mut config.node.data_dir] {
             if p.is_relative() {
@@ -621,6 +675,35 @@ mod tests {
         assert_eq!(Config::load(&path).unwrap().node.client_nice, 19);
         std::fs::write(&path, "").unwrap();
         assert_eq!(Config::load(&path).unwrap().node.client_nice, CLIENT_NICE);
+    }
+
+    #[test]
+    fn http_connection_settings_have_defaults_and_bad_ones_are_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("node.toml");
+        std::fs::write(&path, "").unwrap();
+        let http = Config::load(&path).unwrap().http;
+        assert_eq!(http.header_read_timeout, Duration::from_secs(10));
+        assert_eq!(http.keep_alive_timeout, Duration::from_secs(30));
+        assert_eq!(http.limits.per_ip_connections, 256);
+        for (text, field) in [
+            (
+                "[http]\nheader_read_timeout = \"0s\"\n",
+                "http.header_read_timeout",
+            ),
+            (
+                "[http]\nkeep_alive_timeout = \"0s\"\n",
+                "http.keep_alive_timeout",
+            ),
+            (
+                "[http.limits]\nper_ip_connections = 10\nmax_connections = 5\n",
+                "http.limits.per_ip_connections",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = format!("{:#}", Config::load(&path).unwrap_err());
+            assert!(err.contains(field), "{err}");
+        }
     }
 
     #[test]

@@ -68,6 +68,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 
     let mut prometheus = prometheus_client::registry::Registry::default();
     let metrics = Arc::new(Metrics::new(&mut prometheus));
+    let connection_metrics = http::conns::ConnMetrics::new(&mut prometheus);
     // The committee's work runs on its own runtime, ahead of the clients' (see `priority`);
     // the swarm's sockets are made inside it so that its I/O driver polls them.
     let peers = PeerRuntime::start()?;
@@ -178,12 +179,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config.http.request_timeout,
         config.http.admin,
     );
-    let stop = shutdown.clone();
-    axum::serve(
-        http::rtt::Gateway(listener),
-        app.into_make_service_with_connect_info::<http::rtt::ConnInfo>(),
+    http::serve(
+        listener,
+        app,
+        &config.http,
+        connection_metrics,
+        shutdown.clone(),
     )
-    .with_graceful_shutdown(async move { stop.cancelled().await })
     .await?;
     shutdown.cancel();
     match supervisor.cause() {

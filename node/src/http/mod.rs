@@ -1,8 +1,12 @@
 //! The HTTP gateway: `fn router(state) -> Router`, JSON in and out, errors as `{code, message}`.
-//! Testable without a socket through `tower::ServiceExt::oneshot`.
+//! Testable without a socket through `tower::ServiceExt::oneshot`; [`serve`] runs it on a
+//! listener with the connection limits of [`conns`].
 
 mod agent;
+mod conn;
+pub mod conns;
 mod error;
+pub mod fds;
 mod handlers;
 pub mod limits;
 mod openapi;
@@ -10,6 +14,7 @@ mod page;
 #[cfg(test)]
 mod registration_tests;
 pub mod rtt;
+mod serve;
 mod stage;
 #[cfg(test)]
 mod storage_tests;
@@ -26,6 +31,7 @@ use axum::routing::{get, post};
 use tower_http::timeout::TimeoutLayer;
 
 pub use error::ApiError;
+pub use serve::serve;
 
 use crate::service::Node;
 

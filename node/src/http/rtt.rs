@@ -4,9 +4,7 @@
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 
-use axum::extract::connect_info::Connected;
-use axum::serve::{IncomingStream, Listener};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 /// What the gateway records about each connection.
 #[derive(Debug, Clone, Copy)]
@@ -18,41 +16,12 @@ pub struct ConnInfo {
 }
 
 impl ConnInfo {
-    fn of(stream: &TcpStream, peer: SocketAddr) -> Self {
+    /// The record of `stream`, a connection from `peer`.
+    pub fn of(stream: &TcpStream, peer: SocketAddr) -> Self {
         Self {
             fd: stream.as_raw_fd(),
             peer,
         }
-    }
-}
-
-/// The gateway's listener: each accepted socket gets `TCP_NODELAY`. An `attention` stream sends
-/// its frames as separate small writes at the plan's times, stamping each release as it is
-/// written; Nagle's algorithm would hold a frame back until the client acknowledged the one
-/// before (up to its delayed-ACK time), so the human would see it later than stamped. (For
-/// one-write replies it changes nothing measurable: `bench http` is the same with and without.)
-pub struct Gateway(pub TcpListener);
-
-impl Listener for Gateway {
-    type Io = TcpStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (TcpStream, SocketAddr) {
-        let (tcp, peer) = Listener::accept(&mut self.0).await;
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "TCP_NODELAY not set");
-        }
-        (tcp, peer)
-    }
-
-    fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        Listener::local_addr(&self.0)
-    }
-}
-
-impl Connected<IncomingStream<'_, Gateway>> for ConnInfo {
-    fn connect_info(stream: IncomingStream<'_, Gateway>) -> Self {
-        Self::of(stream.io(), *stream.remote_addr())
     }
 }
 

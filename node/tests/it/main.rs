@@ -13,6 +13,7 @@ mod browser_visual;
 mod byzantine;
 mod cli;
 mod client_wait;
+mod connection_limits;
 mod corpus;
 mod devnet;
 mod forwarding;

@@ -13,8 +13,12 @@
 //! Honest identities always compute their proof. The junk computes it too (`--junk-proof
 //! compute`, the default: what an attacker pays) or deliberately leaves it out (`omit`: the
 //! cost of refusing it); the report says which (`junk_proof`) and how many were refused.
+//!
+//! `--idle-connections N` runs the idle-connection flood instead (see [`idle`]): N silent
+//! connections held against the member while honest clients ask for the current window.
 
 mod honest;
+mod idle;
 mod junk;
 
 use std::collections::BTreeMap;
@@ -67,6 +71,22 @@ pub struct FloodArgs {
     /// Whether the junk computes the registration proof of work or leaves it out.
     #[arg(long, value_enum, default_value_t = JunkProof::Compute)]
     pub junk_proof: JunkProof,
+    /// Idle connections to hold instead of the junk flood (0: the junk flood); capped to what
+    /// this process's descriptor limit allows.
+    #[arg(long, default_value_t = 0)]
+    pub idle_connections: u64,
+    /// Loopback addresses the idle connections come from (127.0.0.2 on; 1 to 254).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=254))]
+    pub idle_sources: u8,
+    /// Seconds of each honest phase (quiet, and with the idle connections held).
+    #[arg(long, default_value_t = 15)]
+    pub idle_seconds: u64,
+    /// Reopen an idle connection this long after the member closed it (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub idle_reopen_ms: u64,
+    /// Honest requests per phase of the idle flood.
+    #[arg(long, default_value_t = 300)]
+    pub honest_requests: u64,
 }
 
 /// What the junk registrations carry as their proof of work.
@@ -146,6 +166,9 @@ fn pruned(gw: &Wire) -> u64 {
 }
 
 pub fn run(args: FloodArgs) -> anyhow::Result<()> {
+    if args.idle_connections > 0 {
+        return idle::run(&args);
+    }
     let dir = tempfile::tempdir()?;
     let mut config = Config::default();
     config.node.key_file = dir.path().join("node.key");
