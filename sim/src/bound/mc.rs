@@ -1,12 +1,11 @@
 //! The human-speed Monte Carlo of the one-person bound: one person over `n` identities,
 //! earliest-deadline-first ([`crate::schedule`]), with the openings, draws and deadlines of the
-//! issuer and the touch prompts on their beats ([`super::touch::OnBeats`]).
+//! issuer and the touch prompts on their beats ([`crate::schedule::Prompts`]).
 
-use super::touch::{BEAT_SEED, OnBeats};
 use super::{CeremonyInputs, HumanModel, MC_COMPLETION, MonteCarlo, StepCost, floor};
 use crate::rng::{Rng, tag};
 use crate::scenario::SlotMode;
-use crate::schedule::{Plan, Simulated, Slot, work};
+use crate::schedule::{Plan, Prompts, Simulated, Slot, work};
 
 /// Largest `n` for which ≥ 95 % of identity-windows complete, by bisection over `n`.
 pub(super) fn monte_carlo(
@@ -44,18 +43,18 @@ pub(super) fn monte_carlo(
     };
     let window_s = inputs.window_ms as f64 / 1000.0;
     let slot_s = inputs.slot_ms as f64 / 1000.0;
-    // Touch prompts (none in an open window): each prompt step's reaction window and family.
-    let prompts: Vec<Option<(f64, usize)>> = inputs
-        .steps
-        .iter()
-        .zip(&pools)
-        .map(|(step, pool)| {
-            step.prompt_reaction_ms
-                .filter(|_| inputs.slot_mode != SlotMode::Open)
-                .map(|r| (r as f64 / 1000.0, pool[0]))
-        })
-        .collect();
-    let jitter_s = inputs.prompt_jitter_ms as f64 / 1000.0;
+    // Touch prompts (none in an open window): the family of each prompt step. Its deadline is
+    // the reaction window.
+    let mut is_prompt = vec![false; times.len()];
+    for (step, pool) in inputs.steps.iter().zip(&pools) {
+        if step.prompt_reaction_ms.is_some() && inputs.slot_mode != SlotMode::Open {
+            is_prompt[pool[0]] = true;
+        }
+    }
+    let prompts = Prompts {
+        is_prompt: &is_prompt,
+        jitter_s: inputs.prompt_jitter_ms as f64 / 1000.0,
+    };
     let run = |n: u64| -> (f64, u32) {
         let n_us = n as usize;
         let trials = (200_000 / (n_us * steps.len()).max(1)).clamp(20, 200) as u32;
@@ -72,7 +71,7 @@ pub(super) fn monte_carlo(
                     })
                     .collect(),
             };
-            let simulated = Simulated::new(
+            let mut world = Simulated::new(
                 &deadline_s,
                 &floor_s,
                 &pools,
@@ -82,16 +81,7 @@ pub(super) fn monte_carlo(
                 &mut rng,
                 |f, _: &mut Rng| (times[f], true),
             );
-            let mut world = OnBeats::new(
-                simulated,
-                prompts.clone(),
-                jitter_s,
-                &slots,
-                inputs.tries(),
-                &times,
-                &floor_s,
-                Rng::stream(BEAT_SEED, tag::BOUND, u64::from(k)),
-            );
+            world.prompts = Some(prompts);
             done += u64::from(work(&plan, 0.0, f64::INFINITY, &slots, &mut world).active);
         }
         (done as f64 / (n as f64 * f64::from(trials)), trials)

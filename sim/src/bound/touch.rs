@@ -25,8 +25,8 @@
 //! the formula by about the jitter: the person's first touch of a beat starts at its earliest
 //! opening and the last must end by the latest deadline, at most `J + r` later but only that
 //! when the openings spread over all of `J`, so a beat holds about `r / touch` touches, not
-//! `(J + r) / touch`. The human-speed Monte Carlo puts its prompts on their beats with
-//! `OnBeats`.
+//! `(J + r) / touch`. The human-speed Monte Carlo puts its prompts on their beats through the
+//! simulated issuer's [`crate::schedule::Prompts`].
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -36,7 +36,7 @@ use serde::Serialize;
 use super::{CeremonyInputs, MC_COMPLETION, MC_MAX_IDENTITIES, floor};
 use crate::rng::{Rng, tag};
 use crate::scenario::SlotMode;
-use crate::schedule::{EXPIRED_AFTER_S, Fetch, Slot, World};
+use crate::schedule::{EXPIRED_AFTER_S, Slot};
 
 /// What one touch takes a person by default, milliseconds (`hco sim bound --touch-ms`).
 pub const DEFAULT_TOUCH_MS: u64 = 1000;
@@ -46,9 +46,6 @@ pub const RIG_TOUCH_MS: u64 = 250;
 const HELD_CAP: u64 = 200;
 /// Seed of the touch Monte Carlo's streams (one stream per trial).
 const TOUCH_SEED: u64 = 0x70c4;
-/// Seed of the streams of the prompts' openings in the human-speed Monte Carlo.
-pub(super) const BEAT_SEED: u64 = 0xbea7;
-
 /// Where beat `j` of `slot` starts, seconds: `(tries − j)·(reaction + jitter)` before the
 /// slot's end, not before its start, as [`hco_oracle::NetworkParams::beat`] places it. The
 /// prompt opens up to `jitter` later.
@@ -679,110 +676,4 @@ pub fn touch_monte_carlo(
                  of identity-windows complete; active_by_held: the mean active identities when \
                  the person serves the best number of the identities held",
     })
-}
-
-/// The issuer of the human-speed Monte Carlo with its touch prompts on their beats: a prompt
-/// opens on beat `j` of the identity's slot ([`beat_start`]) and is issued then, whenever it is fetched, due
-/// its reaction window after; other challenges come from the inner world. A prompt the person
-/// fetches too late to touch in time is let expire without work.
-pub(super) struct OnBeats<'a, W> {
-    inner: W,
-    /// Per step: a prompt's reaction window (s) and family index.
-    prompts: Vec<Option<(f64, usize)>>,
-    jitter_s: f64,
-    slots: &'a [Slot],
-    tries: u32,
-    /// The person's time per family, seconds.
-    family_s: &'a [f64],
-    min_solve_s: &'a [f64],
-    rng: Rng,
-    passed: Vec<usize>,
-    opening: Vec<Option<(u32, f64)>>,
-    /// When each identity's next challenge may exist (after an expired prompt).
-    not_before: Vec<f64>,
-}
-
-impl<'a, W: World> OnBeats<'a, W> {
-    /// `prompts[step]`: the reaction window (s) and family of a prompt step.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        inner: W,
-        prompts: Vec<Option<(f64, usize)>>,
-        jitter_s: f64,
-        slots: &'a [Slot],
-        tries: u32,
-        family_s: &'a [f64],
-        min_solve_s: &'a [f64],
-        rng: Rng,
-    ) -> Self {
-        Self {
-            inner,
-            prompts,
-            jitter_s,
-            slots,
-            tries,
-            family_s,
-            min_solve_s,
-            rng,
-            passed: vec![0; slots.len()],
-            opening: vec![None; slots.len()],
-            not_before: vec![f64::NEG_INFINITY; slots.len()],
-        }
-    }
-}
-
-impl<W: World> World for OnBeats<'_, W> {
-    fn fetch(&mut self, identity: usize, j: u32, now: f64) -> Fetch {
-        if now < self.not_before[identity] {
-            return Fetch::NotOpen {
-                opens_at: self.not_before[identity],
-            };
-        }
-        let Some(&Some((reaction, family))) = self.prompts.get(self.passed[identity]) else {
-            return self.inner.fetch(identity, j, now);
-        };
-        let slot = self.slots[identity];
-        if now >= slot.1 || j >= self.tries {
-            return Fetch::Refused;
-        }
-        let opens = match self.opening[identity] {
-            Some((oj, at)) if oj == j => at,
-            _ => {
-                let at = beat_start(slot, self.tries, j, reaction, self.jitter_s)
-                    + self.rng.uniform() * self.jitter_s;
-                self.opening[identity] = Some((j, at));
-                at
-            }
-        };
-        if now < opens {
-            return Fetch::NotOpen { opens_at: opens };
-        }
-        let deadline = opens + reaction;
-        if now + self.family_s[family] > deadline {
-            // Too late for a touch in time: it expires; the next try exists after that.
-            self.not_before[identity] = deadline + EXPIRED_AFTER_S;
-            return Fetch::Issued {
-                family,
-                deadline: now,
-                min_solve: 0.0,
-            };
-        }
-        Fetch::Issued {
-            family,
-            deadline,
-            min_solve: self.min_solve_s[family],
-        }
-    }
-
-    fn solve(&mut self, family: usize) -> (f64, bool) {
-        self.inner.solve(family)
-    }
-
-    fn answer(&mut self, identity: usize, j: u32, at: f64, correct: bool) -> bool {
-        let accepted = self.inner.answer(identity, j, at, correct);
-        if accepted {
-            self.passed[identity] += 1;
-        }
-        accepted
-    }
 }
