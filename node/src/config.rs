@@ -377,6 +377,8 @@ pub struct NetworkSection {
     pub quorum: u32,
     /// Issuers after the assigned one that may serve a request.
     pub issuer_fallback: u32,
+    /// Each try of an identity-window at another member (see `NetworkParams::rotate_issuers`).
+    pub rotate_issuers: bool,
     /// Allowed clock difference for registration timestamps.
     #[serde(with = "humantime_serde")]
     pub max_clock_skew: Duration,
@@ -422,6 +424,7 @@ impl Default for NetworkSection {
             committee: Vec::new(),
             quorum: 0,
             issuer_fallback: 0,
+            rotate_issuers: false,
             max_clock_skew: Duration::from_secs(30),
             registration_pow_bits: 0,
             presence: Default::default(),
@@ -574,6 +577,7 @@ impl NetworkSection {
             },
             committee,
             issuer_fallback: self.issuer_fallback,
+            rotate_issuers: self.rotate_issuers,
             max_clock_skew_ms: ms(self.max_clock_skew),
             registration_pow_bits: self.registration_pow_bits,
             presence: self.presence.clone(),

@@ -36,6 +36,8 @@ pub enum DevnetCommand {
         /// --unsafe-byzantine`).
         #[arg(long, value_name = "FAULTS")]
         unsafe_byzantine: Option<String>,
+        #[command(flatten)]
+        shape: Shape,
     },
     /// Stop the devnet started in DIR.
     Down {
@@ -43,6 +45,17 @@ pub enum DevnetCommand {
         #[arg(long)]
         dir: PathBuf,
     },
+}
+
+/// The devnet's window policy beyond its defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Shape {
+    /// Cognitive steps per window for both classes (one spare try on top).
+    #[arg(long, default_value_t = 1)]
+    pub steps: usize,
+    /// Each try of an identity-window at another member (`network.rotate_issuers`).
+    #[arg(long)]
+    pub rotate_issuers: bool,
 }
 
 /// What `up` records in `DIR/devnet.json`.
@@ -67,8 +80,16 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
             window,
             admin,
             unsafe_byzantine,
+            shape,
         } => {
-            let nodes = up_with(&dir, nodes, window, admin, unsafe_byzantine.as_deref())?;
+            let nodes = up_with(
+                &dir,
+                nodes,
+                window,
+                admin,
+                unsafe_byzantine.as_deref(),
+                &shape,
+            )?;
             let mut out = std::io::stdout().lock();
             for n in &nodes {
                 // A closed pipe (`| head -1`) is not an error for a command that is done.
@@ -96,7 +117,7 @@ pub fn free_port() -> anyhow::Result<u16> {
 
 /// Writes configs for `n` nodes into `dir` and starts them.
 pub fn up(dir: &Path, n: usize, window: Duration, admin: bool) -> anyhow::Result<Vec<DevnetNode>> {
-    up_with(dir, n, window, admin, None)
+    up_with(dir, n, window, admin, None, &Shape::default())
 }
 
 /// [`up`], the last node started with `--unsafe-byzantine FAULTS` when given.
@@ -106,9 +127,13 @@ pub fn up_with(
     window: Duration,
     admin: bool,
     byzantine: Option<&str>,
+    shape: &Shape,
 ) -> anyhow::Result<Vec<DevnetNode>> {
     if !(1..=16).contains(&n) {
         bail!("--nodes must be in 1..=16");
+    }
+    if !(1..=8).contains(&shape.steps) {
+        bail!("--steps must be in 1..=8");
     }
     if dir.join("devnet.json").exists() {
         bail!(
@@ -146,8 +171,12 @@ pub fn up_with(
         window,
         grace: (window / 3).max(Duration::from_secs(3)),
         committee: committee.clone(),
+        rotate_issuers: shape.rotate_issuers,
         ..Default::default()
     };
+    for policy in [&mut network.policy.human, &mut network.policy.agent] {
+        policy.steps = vec![hco_oracle::Step::Drawn; shape.steps];
+    }
     let deadline = (network.grace - Duration::from_secs(1)).max(Duration::from_secs(2));
     network.families = vec![
         FamilySection {

@@ -248,7 +248,7 @@ impl Window<'_> {
         let (params, registry) = (self.params, self.registry);
         let a = &sealed.acceptance;
         let c = a.challenge();
-        if crate::secret::check_issuer(params, &c.issuer, &c.id, c.t).is_err() {
+        if crate::secret::check_issuer(params, &c.issuer, &c.id, c.t, c.j).is_err() {
             return Some(Violation::NotAssignedIssuer);
         }
         if !signed {

@@ -104,7 +104,7 @@ pub use secret::derive_challenge;
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
-    CheckedRequest, ENROLMENT_TTL_MS, IssuedChallenge, Oracle, Outcome, PartVerdicts,
-    RegistrationOrigin, STAGE_PREFIX, STREAM_DOMAIN, blames_sender, parse_stage_answer,
+    CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, Oracle, Outcome, PartVerdicts,
+    RegistrationOrigin, STAGE_PREFIX, STREAM_DOMAIN, TryStatus, blames_sender, parse_stage_answer,
     stream_digest,
 };

@@ -102,6 +102,13 @@ pub struct NetworkParams {
     /// How many issuers after the assigned one may serve a request when it is down (0: none).
     /// Each fallback gives a requester one more family draw, so keep it small.
     pub issuer_fallback: u32,
+    /// Whether each try of an identity-window has its own issuer: try `j` goes to the member
+    /// `j` places after the assigned one in the rendezvous order (see
+    /// [`crate::secret::issuers_of`]). With `tries ≤ committee size`, no member issues two
+    /// tries of one identity-window, so a member answering for its own sybils passes at most
+    /// one step of each (DESIGN §5.3). Off: one issuer serves the whole window.
+    #[serde(default)]
+    pub rotate_issuers: bool,
     /// Allowed clock difference for registration timestamps.
     pub max_clock_skew_ms: u64,
     /// Leading zero bits of the proof of work a registration carries (see

@@ -176,20 +176,41 @@ pub fn issuer_order(committee: &[NodeId], id: &IdentityId, t: u64) -> Vec<NodeId
     scored.into_iter().map(|(_, n)| n).collect()
 }
 
-/// Checks that `node` may issue for `(id, t)`: it is the assigned issuer or within the fallback.
+/// The members that may issue try `j` of `(id, t)`, the assigned one first and then
+/// `issuer_fallback` more: the rendezvous order from the start, or with
+/// [`NetworkParams::rotate_issuers`] from its `j`-th member on (wrapping), so consecutive tries
+/// go to consecutive members of the order.
+pub fn issuers_of(params: &NetworkParams, id: &IdentityId, t: u64, j: u32) -> Vec<NodeId> {
+    let order = issuer_order(&params.committee, id, t);
+    let n = order.len();
+    if n == 0 {
+        return order;
+    }
+    let first = if params.rotate_issuers {
+        j as usize % n
+    } else {
+        0
+    };
+    (0..=(params.issuer_fallback as usize).min(n - 1))
+        .map(|f| order[(first + f) % n])
+        .collect()
+}
+
+/// Checks that `node` may issue try `j` of `(id, t)`: it is the assigned issuer or within the
+/// fallback ([`issuers_of`]).
 pub fn check_issuer(
     params: &NetworkParams,
     node: &NodeId,
     id: &IdentityId,
     t: u64,
+    j: u32,
 ) -> Result<(), Reason> {
-    let order = issuer_order(&params.committee, id, t);
-    let allowed = order.iter().take(params.issuer_fallback as usize + 1);
-    if allowed.clone().any(|n| n == node) {
+    let allowed = issuers_of(params, id, t, j);
+    if allowed.contains(node) {
         Ok(())
     } else {
         Err(Reason::NotAssignedIssuer {
-            assigned: order.first().copied().unwrap_or(NodeId([0; 32])),
+            assigned: allowed.first().copied().unwrap_or(NodeId([0; 32])),
         })
     }
 }

@@ -57,6 +57,7 @@ pub fn params_for(committee: &[NodeId]) -> NetworkParams {
         committee: committee.to_vec(),
         quorum: committee.len() as u32 / 2 + 1,
         issuer_fallback: 0,
+        rotate_issuers: false,
         max_clock_skew_ms: 30_000,
         prompt_jitter_ms: 1000,
         registration_pow_bits: 0,

@@ -26,12 +26,16 @@
 //!   inside the window) and gossiped. On its own (the member otherwise honest, so not left out
 //!   of the window) this tests that a certified set cannot be changed afterwards.
 //!
+//! - `own-sybils` (not part of `all`): each window the member answers every try of each of its
+//!   sybils itself, right, as modified issuing code would (see [`own_sybils`]).
+//!
 //! The kinds that honest members reject on receipt (backdated, impersonating) are sent once per
 //! process, fewer than the strikes that get a peer banned: the test looks at what the committee
 //! certifies, not at the ban. Faults act from window [`FIRST_WINDOW`] on (the first one with
 //! commitments under the devnet's parameters).
 
 mod forge;
+mod own_sybils;
 mod task;
 
 use std::collections::BTreeSet;
@@ -73,6 +77,8 @@ pub enum Fault {
     Late,
     /// Pass off an acceptance as another member's with that member's seal signature.
     Frame,
+    /// Answer every try of its own sybils itself.
+    OwnSybils,
 }
 
 impl Fault {
@@ -85,6 +91,17 @@ impl Fault {
         Fault::Late,
         Fault::Frame,
     ];
+    /// Every fault, `all` and the ones it leaves out.
+    const KNOWN: [Fault; 8] = [
+        Fault::WrongAnswers,
+        Fault::Mint,
+        Fault::Backdate,
+        Fault::WithholdReveal,
+        Fault::Equivocate,
+        Fault::Late,
+        Fault::Frame,
+        Fault::OwnSybils,
+    ];
 
     /// The name used on the command line and in `/healthz`.
     pub fn name(self) -> &'static str {
@@ -96,6 +113,7 @@ impl Fault {
             Fault::Equivocate => "equivocate",
             Fault::Late => "late",
             Fault::Frame => "frame",
+            Fault::OwnSybils => "own-sybils",
         }
     }
 }
@@ -108,11 +126,11 @@ pub fn parse(spec: &str) -> anyhow::Result<BTreeSet<Fault>> {
             out.extend(Fault::ALL);
             continue;
         }
-        match Fault::ALL.iter().find(|f| f.name() == name) {
+        match Fault::KNOWN.iter().find(|f| f.name() == name) {
             Some(f) => out.insert(*f),
             None => bail!(
                 "unknown fault `{name}` for --unsafe-byzantine (known: all, {})",
-                Fault::ALL.map(Fault::name).join(", ")
+                Fault::KNOWN.map(Fault::name).join(", ")
             ),
         };
     }

@@ -214,6 +214,15 @@ async fn act(
     t: u64,
     shutdown: &CancellationToken,
 ) {
+    if active(Fault::OwnSybils) {
+        super::own_sybils::act(node, key, sybils, t).await;
+    }
+    if ![Fault::WrongAnswers, Fault::Mint, Fault::Backdate]
+        .into_iter()
+        .any(active)
+    {
+        return;
+    }
     let o = node.oracle.clone();
     let mut mine = served_here(&o, sybils, t).into_iter();
     // Peers that missed a sybil's registration get it again first.

@@ -99,9 +99,11 @@ pub async fn challenge(
             prompt: prompt.into(),
         })),
         ChallengeReply::Rejected(r) => Err(r.into()),
-        ChallengeReply::Accepted(_) | ChallengeReply::Stage { .. } => Err(ApiError::internal(
-            "issuer answered a request with something else than a challenge",
-        )),
+        ChallengeReply::Accepted(_) | ChallengeReply::Stage { .. } | ChallengeReply::Status(_) => {
+            Err(ApiError::internal(
+                "issuer answered a request with something else than a challenge",
+            ))
+        }
     }
 }
 
@@ -124,7 +126,9 @@ pub async fn respond(
             }))
         }
         ChallengeReply::Rejected(r) => Err(r.into()),
-        ChallengeReply::Issued { .. } | ChallengeReply::Stage { .. } => Err(ApiError::internal(
+        ChallengeReply::Issued { .. }
+        | ChallengeReply::Stage { .. }
+        | ChallengeReply::Status(_) => Err(ApiError::internal(
             "issuer answered a response with something else than a verdict",
         )),
     }

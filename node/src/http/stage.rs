@@ -26,8 +26,10 @@ pub async fn answer(
             prompt: prompt.into(),
         })),
         ChallengeReply::Rejected(r) => Err(r.into()),
-        ChallengeReply::Issued { .. } | ChallengeReply::Accepted(_) => Err(ApiError::internal(
-            "issuer answered a stage request with something else",
-        )),
+        ChallengeReply::Issued { .. } | ChallengeReply::Accepted(_) | ChallengeReply::Status(_) => {
+            Err(ApiError::internal(
+                "issuer answered a stage request with something else",
+            ))
+        }
     }
 }

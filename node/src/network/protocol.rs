@@ -4,7 +4,7 @@
 
 use hco_oracle::{
     IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedEnrolment,
-    SignedRegister, SignedRequest, SignedReveal, WindowCertificate,
+    SignedRegister, SignedRequest, SignedReveal, TryStatus, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +108,16 @@ pub enum ChallengeRpc {
     /// Check the answer to the first stages of a multi-stage challenge (see
     /// `POST /v1/challenges/stage`).
     Stage(Box<Response>),
+    /// What the receiver knows of try `(id, t, j)` it may have issued (asked by the member
+    /// about to issue a later try when issuers rotate).
+    Status {
+        /// The identity.
+        id: IdentityId,
+        /// The window.
+        t: u64,
+        /// The try.
+        j: u32,
+    },
 }
 
 /// Replies on `/hco/challenge/1`.
@@ -130,6 +140,8 @@ pub enum ChallengeReply {
         /// Its prompt.
         prompt: Prompt,
     },
+    /// The status of a try (the answer to [`ChallengeRpc::Status`]).
+    Status(TryStatus),
     /// A rejection.
     Rejected(Rejection),
 }

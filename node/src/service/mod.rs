@@ -13,6 +13,7 @@
 //! blocking pool; issuance, which never flushes, runs on the calling task.
 
 mod batcher;
+mod earlier;
 mod gossip_out;
 mod network_events;
 mod observers;
@@ -25,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use hco_oracle::ledger::PasskeyRecord;
-use hco_oracle::secret::issuer_order;
+use hco_oracle::secret::issuers_of;
 use hco_oracle::{
     CheckedRequest, Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment,
     SignedRegister, SignedRequest, codec,
@@ -237,15 +238,13 @@ impl Node {
         let req = req.into();
         let body = &req.request().body;
         let params = self.oracle.params();
-        let order = issuer_order(&params.committee, &body.id, body.t);
-        let allowed =
-            &order[..=(params.issuer_fallback as usize).min(order.len().saturating_sub(1))];
+        let allowed = issuers_of(params, &body.id, body.t, body.j);
         if allowed.contains(&self.oracle.node_id()) {
             return self.issue_local(req).await;
         }
         let req = req.into_request();
         let mut last = String::new();
-        for issuer in allowed {
+        for issuer in &allowed {
             let Some(peer) = self.peer_of(issuer) else {
                 continue;
             };
@@ -275,10 +274,22 @@ impl Node {
         &self,
         req: impl Into<IssueRequest>,
     ) -> anyhow::Result<ChallengeReply> {
+        let req = match req.into() {
+            IssueRequest::Checked(req) => req,
+            IssueRequest::Unchecked(req) => match self.oracle.check_request_signature(req) {
+                Ok(req) => req,
+                Err(reason) => {
+                    self.metrics.reject(reason.code(), None);
+                    return Ok(rejected(&reason));
+                }
+            },
+        };
+        let earlier = self.earlier_tries(&req.request().body).await?;
         let now = self.now();
-        let outcome = match req.into() {
-            IssueRequest::Checked(req) => self.oracle.issue_checked(&req, now)?,
-            IssueRequest::Unchecked(req) => self.oracle.issue(&req, now)?,
+        let outcome = if earlier.is_empty() {
+            self.oracle.issue_checked(&req, now)?
+        } else {
+            self.oracle.issue_after(&req, now, &earlier)?
         };
         Ok(match outcome {
             Ok(issued) => {

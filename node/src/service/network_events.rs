@@ -42,6 +42,7 @@ impl Node {
                     ChallengeRpc::Issue(req) => self.issue_local(req).await,
                     ChallengeRpc::Respond(response) => self.respond_local(*response).await,
                     ChallengeRpc::Stage(response) => self.answer_stage_local(*response).await,
+                    ChallengeRpc::Status { id, t, j } => self.try_status_local(id, t, j).await,
                 };
                 let reply = reply.unwrap_or_else(|e| gateway_error("internal", e.to_string()));
                 self.net.reply_challenge(id, reply).await;

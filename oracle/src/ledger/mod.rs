@@ -606,6 +606,17 @@ impl Ledger {
         Ok(out)
     }
 
+    /// The indices `j` of `id`'s accepted challenges in window `t`, ascending.
+    pub fn accepted_indices(&self, t: u64, id: &IdentityId) -> Result<Vec<u32>, LedgerError> {
+        let mut out = Vec::new();
+        for key in self.accepted.scan_prefix(keys::window_id(t, id)).keys() {
+            if let Some(j) = key?.get(40..44) {
+                out.push(u32::from_be_bytes(j.try_into().unwrap_or([0; 4])));
+            }
+        }
+        Ok(out)
+    }
+
     /// Accepted challenges of `id` in window `t`.
     pub fn solves(&self, t: u64, id: &IdentityId) -> Result<u32, LedgerError> {
         Ok(self

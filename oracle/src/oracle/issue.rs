@@ -14,6 +14,7 @@ use crate::secret::{
 };
 use crate::{Challenge, Digest, IdentityId, Reason, SignedChallenge, SignedRequest, Timestamp};
 
+use super::tries::EarlierTries;
 use super::{CheckedRequest, Oracle, Outcome};
 
 /// A challenge as sent to the identity: the signed envelope and the prompt.
@@ -39,16 +40,33 @@ impl Oracle {
         if let Err(reason) = self.check_signature_of(req) {
             return Ok(Err(reason));
         }
-        self.issue_signed(req, now)
+        self.issue_signed(req, now, &EarlierTries::new())
     }
 
     /// [`Oracle::issue`] for a request whose signature was checked already.
     pub fn issue_checked(&self, req: &CheckedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
-        self.issue_signed(req.request(), now)
+        self.issue_signed(req.request(), now, &EarlierTries::new())
+    }
+
+    /// [`Oracle::issue_checked`] with what the other members reported of the earlier tries
+    /// this member does not hold ([`Oracle::earlier_tries_to_ask`]); one not reported counts
+    /// as failed.
+    pub fn issue_after(
+        &self,
+        req: &CheckedRequest,
+        now: Timestamp,
+        earlier: &EarlierTries,
+    ) -> Outcome<IssuedChallenge> {
+        self.issue_signed(req.request(), now, earlier)
     }
 
     /// Issuance once the request's signature is known to be good.
-    fn issue_signed(&self, req: &SignedRequest, now: Timestamp) -> Outcome<IssuedChallenge> {
+    fn issue_signed(
+        &self,
+        req: &SignedRequest,
+        now: Timestamp,
+        earlier: &EarlierTries,
+    ) -> Outcome<IssuedChallenge> {
         let RequestParts { id, t, j } = match self.check_request(req, now)? {
             Ok(parts) => parts,
             Err(reason) => return Ok(Err(reason)),
@@ -63,14 +81,16 @@ impl Oracle {
         if let Some((_, existing)) = issued.iter().find(|(k, _)| *k == j) {
             return Ok(self.reissue(&id, profile, t, j, existing));
         }
-        match self.issue_next(&id, profile, t, j, now, &issued)? {
+        match self.issue_next(&id, profile, t, j, now, &issued, earlier)? {
             Ok(issued) => Ok(Ok(issued)),
             Err(reason) => Ok(Err(reason)),
         }
     }
 
     /// Issues the next challenge of the sequence, if `j` is next and may be issued now;
-    /// `issued` is what was issued to `id` in `t` so far, in order.
+    /// `issued` is what this member issued to `id` in `t` so far, in order, and `earlier`
+    /// what the others reported of theirs.
+    #[allow(clippy::too_many_arguments)]
     fn issue_next(
         &self,
         id: &IdentityId,
@@ -79,18 +99,29 @@ impl Oracle {
         j: u32,
         now: Timestamp,
         issued: &[(u32, IssuedRecord)],
+        earlier: &EarlierTries,
     ) -> Outcome<IssuedChallenge> {
         let id = *id;
         let policy = self.params.policy(profile.class);
-        let next = issued.len() as u32;
-        if j != next {
+        // One issuer per window: the tries are this member's, in order. Rotating issuers:
+        // a try is never issued before one this member issued later.
+        let next = if self.params.rotate_issuers {
+            issued.last().map_or(0, |(k, _)| k + 1)
+        } else {
+            issued.len() as u32
+        };
+        if j != next && !(self.params.rotate_issuers && j > next) {
             return Ok(Err(Reason::OutOfSequence { j, next }));
         }
-        let mut outcomes = Vec::with_capacity(issued.len());
-        for (k, rec) in issued {
-            outcomes.push(if self.ledger.is_accepted(t, &id, *k)? {
+        let mut outcomes = Vec::with_capacity(j as usize);
+        for k in 0..j {
+            let Some((_, rec)) = issued.iter().find(|(i, _)| *i == k) else {
+                outcomes.push(self.earlier_outcome(&id, t, k, earlier)?);
+                continue;
+            };
+            outcomes.push(if self.ledger.is_accepted(t, &id, k)? {
                 StepOutcome::Passed
-            } else if self.ledger.answered(t, &id, *k)?.is_some() || now > rec.deadline {
+            } else if self.ledger.answered(t, &id, k)?.is_some() || now > rec.deadline {
                 StepOutcome::Failed
             } else {
                 StepOutcome::Open
@@ -251,7 +282,7 @@ impl Oracle {
                 }));
             }
         }
-        if let Err(reason) = check_issuer(&self.params, &self.node, &parts.id, parts.t) {
+        if let Err(reason) = check_issuer(&self.params, &self.node, &parts.id, parts.t, parts.j) {
             return Ok(Err(reason));
         }
         Ok(Ok(parts))
@@ -259,8 +290,21 @@ impl Oracle {
 
     /// The index of the next challenge `id` may request in window `t` and the number of steps
     /// it passed there (for status pages and clients).
+    /// With rotating issuers it counts the tries this member issued or knows accepted; one
+    /// another member issued and failed is not known here.
     pub fn progress(&self, t: u64, id: &IdentityId) -> Result<(u32, u32), LedgerError> {
-        let issued = self.ledger.issued_in(t, id)?.len() as u32;
-        Ok((issued, self.ledger.solves(t, id)?))
+        let issued = self.ledger.issued_in(t, id)?;
+        if !self.params.rotate_issuers {
+            return Ok((issued.len() as u32, self.ledger.solves(t, id)?));
+        }
+        let accepted = self.ledger.accepted_indices(t, id)?;
+        let next = issued
+            .last()
+            .map(|(k, _)| k + 1)
+            .into_iter()
+            .chain(accepted.last().map(|k| k + 1))
+            .max()
+            .unwrap_or(0);
+        Ok((next, accepted.len() as u32))
     }
 }

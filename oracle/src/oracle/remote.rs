@@ -4,11 +4,14 @@
 //! the issuer's assignment, the identity's signature, and every check the issuer ran on the
 //! envelope (see [`super::envelope`]) with the signed receipt time standing for the issuer's
 //! clock. What needs the secret (prompt, answer key, exact opening moment) is left to the
-//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored. Nothing
+//! audit. One failing acceptance rejects the whole batch, so nothing of it is stored. An
+//! acceptance sealed by a member for a try it may not issue is kept as evidence against it. Nothing
 //! is added to a window this node has summarized (see [`Oracle::record_remote`]).
 
 use std::collections::HashSet;
 
+use crate::audit::Violation;
+use crate::evidence::Evidence;
 use crate::ledger::LedgerError;
 use crate::secret::check_issuer;
 use crate::{Digest, Reason, SealedAcceptance, sign};
@@ -39,7 +42,14 @@ impl Oracle {
             if !self.params.committee.contains(&c.issuer) {
                 return Ok(Err(Reason::NotInCommittee(c.issuer)));
             }
-            if let Err(reason) = check_issuer(&self.params, &c.issuer, &c.id, c.t) {
+            if let Err(reason) = check_issuer(&self.params, &c.issuer, &c.id, c.t, c.j) {
+                // A member that seals a try it may not issue signed its own misbehaviour.
+                if s.check_seal().is_ok() {
+                    self.keep_evidence(vec![Evidence::FailedAudit {
+                        acceptance: s.clone(),
+                        violation: Violation::NotAssignedIssuer.code(),
+                    }])?;
+                }
                 return Ok(Err(reason));
             }
             if let Err(reason) = s.check_inclusion() {

@@ -13,6 +13,7 @@ mod proofs;
 mod rejections;
 mod remote_property;
 mod replay;
+mod rotation;
 mod rules_property;
 mod stages;
 mod support;

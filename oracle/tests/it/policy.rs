@@ -502,6 +502,7 @@ fn prod_like(node_key: &SigningKey, human_steps: &[&str]) -> NetworkParams {
         committee: vec![testing::node_id(node_key)],
         quorum: 1,
         issuer_fallback: 0,
+        rotate_issuers: false,
         max_clock_skew_ms: 30_000,
         prompt_jitter_ms: 1000,
         registration_pow_bits: 0,

@@ -3,10 +3,13 @@
 //! network. Helpers shared by the scenarios live here:
 //! - [`member`]: a member with every fault; what the committee certifies is checked against
 //!   the test's own ground truth, and the member is named by the evidence.
+//! - [`own_sybils`]: a member answering every try of its own sybils, with tries rotating
+//!   between members; none is certified.
 //! - [`late`]: a member that is honest except that it adds to windows once they are certified.
 
 mod late;
 mod member;
+mod own_sybils;
 
 use std::time::Duration;
 
