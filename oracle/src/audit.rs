@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::reveal::{Reveal, SignedReveal};
 use crate::seal::BatchSeal;
-use crate::{Digest, NetworkParams, NodeId, SealedAcceptance, derive_challenge, sign};
+use crate::{Digest, NetworkParams, NodeId, Profile, SealedAcceptance, derive_challenge, sign};
 
 /// What is wrong with an acceptance its issuer sealed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,24 +258,37 @@ impl Window<'_> {
         let Some(known) = known else {
             return Some(Violation::ForgedResponse);
         };
-        let Ok((config, generated)) = derive_challenge(
-            params,
-            registry,
-            secret,
-            known.profile,
-            &c.id,
-            c.t,
-            c.j,
-            &c.family,
-        ) else {
-            return Some(Violation::FamilyMismatch);
+        // The issuer's record of the identity may hold another class or profile than ours
+        // when the identity registered twice at two members (a split): the challenge is
+        // regenerated under each profile its family admits, ours first.
+        let family_class = registry.get(&c.family).map(|f| f.class());
+        let candidates = std::iter::once(known.profile).chain(
+            family_class
+                .into_iter()
+                .flat_map(|class| [false, true].map(|opt_out| Profile::new(class, opt_out)))
+                .filter(|p| *p != known.profile),
+        );
+        let mut first_violation = None;
+        let mut matched = None;
+        for profile in candidates {
+            let violation = match derive_challenge(
+                params, registry, secret, profile, &c.id, c.t, c.j, &c.family,
+            ) {
+                Err(_) => Violation::FamilyMismatch,
+                Ok((config, _)) if config.name != c.family => Violation::FamilyMismatch,
+                Ok((_, generated)) if generated.prompt.digest() != c.prompt_digest.0 => {
+                    Violation::PromptMismatch
+                }
+                Ok(found) => {
+                    matched = Some((profile, found));
+                    break;
+                }
+            };
+            first_violation.get_or_insert(violation);
+        }
+        let Some((profile, (config, generated))) = matched else {
+            return first_violation;
         };
-        if config.name != c.family {
-            return Some(Violation::FamilyMismatch);
-        }
-        if generated.prompt.digest() != c.prompt_digest.0 {
-            return Some(Violation::PromptMismatch);
-        }
         if c.deadline != c.issued_at.saturating_add(config.deadline_ms) {
             return Some(Violation::DeadlineMismatch);
         }
@@ -288,8 +301,7 @@ impl Window<'_> {
         }
         let seed = crate::secret::challenge_seed(secret, &c.id, c.t, c.j);
         let prompt = params.prompt_reaction_ms(&c.family, registry);
-        let opens_at =
-            crate::secret::opening(params, &slot, known.profile.class, c.j, prompt, &seed);
+        let opens_at = crate::secret::opening(params, &slot, profile.class, c.j, prompt, &seed);
         if c.issued_at < opens_at {
             return Some(Violation::IssuedBeforeOpening);
         }
@@ -307,6 +319,15 @@ impl Window<'_> {
             passkeys: &known.passkeys,
         };
         if let Err(reject) = family.verify_in(&generated.key, &a.response.answer, &context) {
+            // A credential this auditor does not hold while it holds as many as a member
+            // keeps (the identity enrolled more, at several members at once, and each kept
+            // the first it saw) cannot be checked here: that is no evidence against the
+            // issuer, which checked it against its own.
+            if reject == hco_challenges::Reject::UnknownCredential
+                && known.passkeys.len() >= hco_challenges::presence::MAX_PASSKEYS
+            {
+                return None;
+            }
             return Some(Violation::WrongAnswer {
                 code: reject.code().to_owned(),
             });

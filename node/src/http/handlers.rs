@@ -140,9 +140,10 @@ pub async fn identity(
 ) -> ApiResult<Json<Value>> {
     let id = parse_id(&id)?;
     let now = state.node.now();
-    let (record, status) = blocking(&state, move |o| {
+    let (record, conflict, status) = blocking(&state, move |o| {
         let record = o.ledger().identity(&id)?;
-        Ok((record, o.status(&id, now)?))
+        let conflict = o.ledger().conflict(&id)?;
+        Ok((record, conflict, o.status(&id, now)?))
     })
     .await?;
     let record = record
@@ -157,6 +158,8 @@ pub async fn identity(
         "last_active": status.last_active,
         "missed": status.missed,
         "active_until": status.active_until,
+        // Registered with another class too (at another member): issued nothing here.
+        "conflicting_class": conflict.map(|reg| reg.body.class),
     })))
 }
 

@@ -100,24 +100,27 @@ impl Node {
                     Topic::Acceptance => {
                         match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
                             Err(_) => Validation::Reject,
-                            Ok(batch) => match o.record_remote(&batch)? {
-                                Ok(_) => {
-                                    let recorded = clock.now();
+                            Ok(batch) => {
+                                let (fresh, refused) = o.record_remote_each(&batch)?;
+                                let recorded = clock.now();
+                                if fresh > 0 {
                                     for s in &batch {
                                         let delay =
                                             recorded.saturating_sub(s.acceptance.accepted_at);
                                         delay_metric.observe(delay as f64 / 1000.0);
                                     }
-                                    Validation::Accept
                                 }
-                                // Nothing of the batch is recorded either way; the sender is
-                                // struck only when the batch proves it wrong.
-                                Err(reason) if hco_oracle::blames_sender(&reason) => {
-                                    tracing::warn!(%reason, "acceptance batch rejected");
-                                    Validation::Reject
+                                // The good acceptances are recorded either way; the sender is
+                                // struck only when one proves it wrong.
+                                match refused {
+                                    None => Validation::Accept,
+                                    Some(reason) if hco_oracle::blames_sender(&reason) => {
+                                        tracing::warn!(%reason, "acceptance refused");
+                                        Validation::Reject
+                                    }
+                                    Some(_) => Validation::Ignore,
                                 }
-                                Err(_) => Validation::Ignore,
-                            },
+                            }
                         }
                     }
                     Topic::Summary => match codec::decode(&data, MAX_GOSSIP) {

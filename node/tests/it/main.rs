@@ -11,6 +11,7 @@ mod browser_interactive;
 mod browser_prompts;
 mod browser_visual;
 mod byzantine;
+mod class_split;
 mod cli;
 mod client_wait;
 mod connection_limits;

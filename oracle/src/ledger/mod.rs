@@ -23,6 +23,7 @@
 //! Acceptances are acknowledged only after [`Ledger::make_durable`], which group-commits.
 
 mod compact;
+mod conflicts;
 mod evidence;
 mod first_write;
 mod group_commit;
@@ -153,6 +154,8 @@ pub struct PruneStats {
 pub struct Ledger {
     db: sled::Db,
     identities: sled::Tree,
+    /// A second registration of an identity that contradicts its first (see `conflicts`).
+    conflicts: sled::Tree,
     passkeys: sled::Tree,
     issued: sled::Tree,
     accepted: sled::Tree,
@@ -216,6 +219,7 @@ impl Ledger {
         }
         Ok(Self {
             identities: db.open_tree("identities")?,
+            conflicts: db.open_tree("conflicts")?,
             passkeys: db.open_tree("passkeys")?,
             issued: db.open_tree("issued")?,
             accepted: db.open_tree("accepted")?,

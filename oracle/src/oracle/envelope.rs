@@ -92,7 +92,7 @@ impl Oracle {
     }
 
     /// The registration-dependent half of [`Oracle::check_envelope`].
-    fn check_family(
+    pub(super) fn check_family(
         &self,
         c: &Challenge,
         answer: &[u8],
@@ -209,6 +209,8 @@ pub fn blames_sender(reason: &Reason) -> bool {
     !matches!(
         reason,
         Reason::UnknownIdentity
+            | Reason::ClassConflict(_)
+            | Reason::WrongClass { .. }
             | Reason::OutsideSlot { .. }
             | Reason::StepNotOpen { .. }
             | Reason::WindowSummarized { .. }

@@ -127,6 +127,11 @@ impl Oracle {
             }
         };
         if kept.register.body.class != reg.body.class {
+            // The identity signed both: kept against it (it is issued nothing more here),
+            // never held against whoever relayed either.
+            if self.ledger.put_conflict(reg)? {
+                *stored = true;
+            }
             return Ok(Err(Reason::ClassConflict(kept.register.body.class)));
         }
         // The identity's first request of a window needs both; this check parsed the key

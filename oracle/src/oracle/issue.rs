@@ -102,6 +102,10 @@ impl Oracle {
         earlier: &EarlierTries,
     ) -> Outcome<IssuedChallenge> {
         let id = *id;
+        // An identity that registered with two classes (at two members) is issued nothing.
+        if self.ledger.conflict(&id)?.is_some() {
+            return Ok(Err(Reason::ClassConflict(profile.class)));
+        }
         let policy = self.params.policy(profile.class);
         // One issuer per window: the tries are this member's, in order. Rotating issuers:
         // a try is never issued before one this member issued later.

@@ -14,11 +14,39 @@ use crate::audit::Violation;
 use crate::evidence::Evidence;
 use crate::ledger::LedgerError;
 use crate::secret::check_issuer;
-use crate::{Digest, Reason, SealedAcceptance, sign};
+use crate::{Digest, Profile, Reason, SealedAcceptance, sign};
 
 use super::{Oracle, Outcome};
 
 impl Oracle {
+    /// [`Oracle::record_remote`], falling back to one acceptance at a time when the batch as a
+    /// whole is refused, so one bad acceptance does not sink the good ones in a gossip message
+    /// or a reconciliation chunk. Returns how many were new and the refusal to act on: the
+    /// first that blames the sender ([`super::blames_sender`]), else the first.
+    pub fn record_remote_each(
+        &self,
+        batch: &[SealedAcceptance],
+    ) -> Result<(usize, Option<Reason>), LedgerError> {
+        let first = match self.record_remote(batch)? {
+            Ok(fresh) => return Ok((fresh, None)),
+            Err(reason) if batch.len() <= 1 => return Ok((0, Some(reason))),
+            Err(reason) => reason,
+        };
+        let (mut fresh, mut blamed, mut other) = (0, None, None);
+        for s in batch {
+            match self.record_remote(std::slice::from_ref(s))? {
+                Ok(n) => fresh += n,
+                Err(reason) if super::blames_sender(&reason) => {
+                    blamed.get_or_insert(reason);
+                }
+                Err(reason) => {
+                    other.get_or_insert(reason);
+                }
+            }
+        }
+        Ok((fresh, blamed.or(other).or(Some(first))))
+    }
+
     /// Records acceptances sealed by another committee member (gossip or reconciliation).
     /// Checks each seal, the issuer's assignment, the envelope as the issuer checked it, the
     /// human-speed floor and the identity's signature; returns how many were new. The batch is
@@ -170,6 +198,24 @@ impl Oracle {
         let c = a.challenge();
         let envelope = match self.check_envelope(c, &a.response.answer, a.accepted_at)? {
             Ok(envelope) => envelope,
+            // The issuer may hold another registration of the identity than this member (it
+            // signed two, at two members): judged under the profiles the family admits, as
+            // the audit does. The active set takes the class from the families, so every
+            // member still counts the same.
+            Err(reason @ (Reason::WrongClass { .. } | Reason::UnknownFamily(_))) => {
+                let slot = self.slot(c.t, &c.id)?;
+                let Some(class) = self.registry.get(&c.family).map(|f| f.class()) else {
+                    return Ok(Err(reason));
+                };
+                let split = [false, true].into_iter().find_map(|opt_out| {
+                    self.check_family(c, &a.response.answer, Profile::new(class, opt_out), &slot)
+                        .ok()
+                });
+                match split {
+                    Some(envelope) => envelope,
+                    None => return Ok(Err(reason)),
+                }
+            }
             Err(reason) => return Ok(Err(reason)),
         };
         Ok(super::envelope::solve_time(

@@ -279,6 +279,18 @@ fn wrong_class_and_duplicates_within_a_batch() {
         .unwrap();
     assert_eq!(future.unwrap_err().code(), "registration_from_future");
 
+    // The identity signed both registrations: it is issued nothing more.
+    let refused = o.issue(&SignedRequest::new(&agent, 0, 0), now).unwrap();
+    assert_eq!(refused.unwrap_err().code(), "class_conflict");
+    assert!(
+        o.ledger()
+            .conflict(&testing::identity_id(&agent))
+            .unwrap()
+            .is_some()
+    );
+
+    let agent = testing::key(32);
+    net.register(&agent, Class::Agent, now);
     let issued = o
         .issue(&SignedRequest::new(&agent, 0, 0), now)
         .unwrap()

@@ -1,7 +1,8 @@
 //! `record_remote` against a simple model: a committee member seals acceptances of its own
 //! making, some valid and some with one field wrong (the window, the slot, the deadline, the
-//! receipt time, `j`, the registration, the class, the family, the answer's size, the
-//! identity's signature, the issuer's assignment); another member records a batch exactly
+//! receipt time, `j`, the registration, the family, the answer's size, the identity's
+//! signature, the issuer's assignment; and one that is right although the recorder holds the
+//! identity's other-class registration); another member records a batch exactly
 //! when every acceptance in it is valid, refuses it with the first wrong one's reason
 //! otherwise, and stores nothing of a rejected batch.
 
@@ -25,7 +26,9 @@ enum Fault {
     DeadlineStretched,
     IndexOutOfRange,
     Unregistered,
-    WrongClass,
+    /// Registered here with the other class (the identity registered twice): accepted, the
+    /// class comes from the family.
+    SplitClass,
     UnknownFamily,
     AnswerTooLarge,
     TooFast,
@@ -43,7 +46,7 @@ impl Fault {
         Fault::DeadlineStretched,
         Fault::IndexOutOfRange,
         Fault::Unregistered,
-        Fault::WrongClass,
+        Fault::SplitClass,
         Fault::UnknownFamily,
         Fault::AnswerTooLarge,
         Fault::TooFast,
@@ -53,7 +56,7 @@ impl Fault {
 
     fn code(self) -> Option<&'static str> {
         Some(match self {
-            Fault::None => return None,
+            Fault::None | Fault::SplitClass => return None,
             Fault::AfterGrace => "wrong_window",
             Fault::IssuedBeforeWindow => "outside_slot",
             Fault::Late => "challenge_expired",
@@ -61,7 +64,6 @@ impl Fault {
             Fault::DeadlineStretched => "deadline_mismatch",
             Fault::IndexOutOfRange => "index_out_of_range",
             Fault::Unregistered => "unknown_identity",
-            Fault::WrongClass => "wrong_class",
             Fault::UnknownFamily => "unknown_family",
             Fault::AnswerTooLarge => "answer_too_large",
             Fault::TooFast => "too_fast",
@@ -107,7 +109,7 @@ fn made_up(w: &World, n: u64, fault: Fault) -> SealedAcceptance {
     let params = w.recorder.params();
     let identity = testing::key(1_000 + n);
     let id = IdentityId(identity.verifying_key().to_bytes());
-    let human = fault == Fault::WrongClass;
+    let human = fault == Fault::SplitClass;
     if fault != Fault::Unregistered {
         let class = if human { Class::Human } else { Class::Agent };
         let reg = SignedRegister::new(&identity, class, params.window_start(T));

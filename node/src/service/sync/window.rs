@@ -89,22 +89,23 @@ async fn fetch_chunk(
     };
     let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
         let oracle = node.oracle.clone();
-        tokio::task::spawn_blocking(move || oracle.record_remote(&batch))
+        tokio::task::spawn_blocking(move || oracle.record_remote_each(&batch))
     };
     let mut result = record(batch.clone()).await;
     // Acceptances of identities whose registration missed this node (a cut link): copy the
     // peer's registry, then try once more.
-    if let Ok(Ok(Err(hco_oracle::Reason::UnknownIdentity))) = result {
+    if let Ok(Ok((_, Some(hco_oracle::Reason::UnknownIdentity)))) = result {
         if let Err(e) = pull_identities(node, peer).await {
             tracing::debug!(error = %e, "registry sync failed");
         }
         result = record(batch).await;
     }
     match result {
-        Ok(Ok(Ok(n))) => Some(n),
-        Ok(Ok(Err(reason))) => {
-            tracing::warn!(t, %peer, %reason, "peer sent acceptances that do not check");
-            Some(0)
+        Ok(Ok((fresh, refused))) => {
+            if let Some(reason) = refused {
+                tracing::warn!(t, %peer, %reason, fresh, "peer sent acceptances that do not check");
+            }
+            Some(fresh)
         }
         Ok(Err(e)) => {
             node.supervisor
