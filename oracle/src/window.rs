@@ -3,9 +3,11 @@
 //! `t = floor((now − genesis) / window_ms)`. A window's challenges can be answered until
 //! `end(t) + grace`; after that the window is closed: summaries are signed and secrets revealed.
 //! With `global` or `staggered` slots, challenges may be requested only inside a slot placed by
-//! the window's *beacon* ([`slot_beacon`]): the two latest certified roots before `t`, which are
-//! unknown until those windows close, so a slot cannot be planned for far ahead, and one person
-//! cannot sit in two global slots at once.
+//! the window's *beacon* ([`slot_beacon`]): the two latest certified roots before `t − 1`
+//! ([`BEACON_LAG`]), which are unknown until those windows close, so a slot cannot be planned
+//! more than about a window ahead, and one person cannot sit in two global slots at once. Every
+//! member holds those certificates when `t` starts, so all place the slot the same way and it
+//! does not move when `t − 1`'s certificate arrives.
 //!
 //! Until the network has certified any window (its first windows after genesis, or a committee
 //! that certified nothing for a long time) the beacon is derived from the parameters and `t`
@@ -84,9 +86,12 @@ impl NetworkParams {
 
 /// How many windows back the beacon looks for certified roots.
 pub const BEACON_LOOKBACK: u64 = 64;
+/// The beacon of `t` uses certified windows before `t − BEACON_LAG` only: those certified a
+/// whole window before `t` starts, which every member holds when `t`'s slot opens.
+pub const BEACON_LAG: u64 = 1;
 
 /// The beacon that places the slots of window `t`: the latest two certified roots of windows
-/// before `t` (at most [`BEACON_LOOKBACK`] back), each with its window, mixed with `t` and the
+/// before `t − 1` (at most [`BEACON_LOOKBACK`] back; [`BEACON_LAG`]), each with its window, mixed with `t` and the
 /// parameter digest. Every committee member that holds the same certificates computes the same
 /// beacon, and no member alone decides a certified root. With no certificate at all it is a
 /// function of the parameters and `t` (the genesis windows: predictable, see the module docs).

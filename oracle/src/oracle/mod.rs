@@ -27,7 +27,7 @@ use hco_challenges::presence::{Passkey, PresenceFamily};
 
 use crate::ledger::{Ledger, LedgerError};
 use crate::secret::node_secret;
-use crate::window::{BEACON_LOOKBACK, slot_beacon};
+use crate::window::{BEACON_LAG, BEACON_LOOKBACK, slot_beacon};
 use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Reason};
 
 pub use envelope::blames_sender;
@@ -227,8 +227,12 @@ impl Oracle {
             .collect()
     }
 
-    /// The beacon that places the slots of window `t` (see [`slot_beacon`]). Cached once its
-    /// inputs are final: certificates of `t − 1` and `t − 2` never change once stored.
+    /// The beacon that places the slots of window `t` (see [`slot_beacon`]): from the latest
+    /// two certified windows before `t − 1`, so every member computes it from certificates
+    /// that formed a whole window before `t` starts (the certificate of `t − 1` forms around
+    /// `t`'s slot, at different moments on different members, and moved a slot mid-window when
+    /// it counted). Cached once its inputs are final: certificates of `t − 2` and `t − 3` never
+    /// change once stored.
     pub fn beacon(&self, t: u64) -> Result<Digest, LedgerError> {
         let cached = *self
             .beacon_cache
@@ -237,9 +241,11 @@ impl Oracle {
         if let Some((_, beacon)) = cached.filter(|(ct, _)| *ct == t) {
             return Ok(beacon);
         }
-        let roots = self.ledger.latest_roots_before(t, BEACON_LOOKBACK)?;
+        let roots = self
+            .ledger
+            .latest_roots_before(t.saturating_sub(BEACON_LAG), BEACON_LOOKBACK)?;
         let beacon = slot_beacon(t, &self.params_digest, &roots);
-        let last_two = t.checked_sub(2).map(|before| {
+        let last_two = t.checked_sub(BEACON_LAG + 2).map(|before| {
             roots.iter().map(|(w, _)| *w).collect::<Vec<_>>() == [before + 1, before]
         });
         if last_two == Some(true) {

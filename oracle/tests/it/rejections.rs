@@ -519,3 +519,44 @@ fn a_batch_of_request_signatures_is_judged_request_by_request() {
     let issued = o.issue_checked(&checked, now).unwrap().unwrap();
     assert_eq!(o.issue(&reqs[0], now).unwrap().unwrap(), issued);
 }
+
+/// Slot placement is the same on every member from the moment the window starts: the beacon
+/// of `t` reads certificates of windows before `t − 1` only, so `t − 1`'s certificate arriving
+/// during `t` (at a different moment on each member) does not move `t`'s slot, while one of
+/// `t − 2` (held by every member before `t` starts) does place it.
+#[test]
+fn a_late_certificate_of_the_previous_window_does_not_move_the_slot() {
+    use hco_oracle::{WindowCertificate, WindowSummary};
+    let net = Net::with(1, |p| {
+        p.slot_mode = SlotMode::Global;
+        p.slot_ms = 10_000;
+    });
+    let o = &net.oracles[0];
+    let id = testing::identity_id(&testing::key(41));
+    let cert = |t: u64, b: u8| WindowCertificate {
+        summary: WindowSummary {
+            root: hco_oracle::Digest([b; 32]),
+            ..WindowSummary::of(t, Vec::new(), net.params.digest()).0
+        },
+        signatures: Vec::new(),
+    };
+    let t = 5;
+    let before = o.slot(t, &id).unwrap();
+    let _ = o.ledger().put_certificate(&cert(t - 1, 7)).unwrap();
+    assert_eq!(
+        o.slot(t, &id).unwrap(),
+        before,
+        "t − 1's certificate moved the slot"
+    );
+    let (t2, slot2) = (t + 1, o.slot(t + 1, &id).unwrap());
+    // For t + 1, t − 1 is two windows back: it counts, and was held before t + 1 started.
+    let unplaced = net.params.slot(
+        t2,
+        &id,
+        &hco_oracle::window::slot_beacon(t2, &net.params.digest(), &[]),
+    );
+    assert_ne!(
+        slot2, unplaced,
+        "t − 1's certificate does not place t + 1's slot"
+    );
+}
