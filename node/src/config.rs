@@ -307,6 +307,8 @@ pub struct LedgerSection {
     pub catch_up_windows: u64,
     /// Identities registered this many windows ago that never had a challenge issued nor an
     /// acceptance recorded (nor a passkey) are removed; they may register again. 0: never.
+    /// With each gateway's `registrations_per_window`, this bounds the never-active
+    /// registrations on disk: at most the committee's summed quotas times (this + 2).
     pub idle_identity_windows: u64,
 }
 
@@ -315,7 +317,7 @@ impl Default for LedgerSection {
         Self {
             retention_windows: 10_000,
             catch_up_windows: 16,
-            idle_identity_windows: 1440,
+            idle_identity_windows: 3,
         }
     }
 }
