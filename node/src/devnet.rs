@@ -203,6 +203,8 @@ pub fn up_with(
         // Load generators and tests drive a devnet from one loopback address.
         config.http.limits = crate::config::HttpLimits::unlimited();
         config.agent.max_sessions_per_ip = 0;
+        // Short windows: keep never-active identities an hour, not three windows.
+        config.ledger.idle_identity_windows = 3600 / window.as_secs().max(1);
         config.p2p.listen = vec![format!("/ip4/127.0.0.1/tcp/{}", ports[i].1)];
         config.p2p.bootstrap = (0..n)
             .filter(|j| *j != i)
