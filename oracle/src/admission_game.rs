@@ -2,12 +2,17 @@
 //! a single-use session of three rounds over a narrative set; each round's answer must arrive
 //! within the budget τ of effective time (elapsed minus the connection's round-trip time, which
 //! the caller measures from the kernel), the whole session within its timeout, and each round's
-//! answer goes to an endpoint token revealed only in the previous reply. The first failure ends
-//! the session; a session completes at most once, ending in a signed [`AdmissionCredential`].
+//! answer goes to an endpoint token revealed only in the previous reply. A late answer or a wrong
+//! endpoint ends the session at once; whether the answers were right is said once, after the
+//! third round (admitted with a signed [`AdmissionCredential`], or `not_admitted`, never which
+//! round was wrong), so a session is one guess at all three answers, not an oracle that checks
+//! one answer at a time.
 //!
-//! A session draws its set from the current window's slice of the set schedule
-//! ([`WindowSets`]), as the per-window `narrative_chain` family does, so the game never shows
-//! a set that another window used; past the schedule's end it refuses with `corpus_exhausted`.
+//! A session draws its set from the game's half of the current window's slice of the set
+//! schedule ([`WindowSets`]; the per-window `narrative_chain` challenges draw the other half), so
+//! the game never shows a set that another window used, nor one of its own window's
+//! challenges; past the schedule's end, or with one set per window, it refuses with
+//! `corpus_exhausted`.
 //!
 //! `now` and the RTT are parameters: nothing here reads a clock or a socket.
 
@@ -81,6 +86,10 @@ pub enum GameError {
     /// The answer was wrong or malformed.
     #[error("{0}")]
     Answer(Reject),
+    /// The session's three rounds are done and not every answer was right (which were is not
+    /// said).
+    #[error("not admitted: not every answer of the session was right; start a new session")]
+    NotAdmitted,
     /// Too many open sessions.
     #[error("too many sessions in progress; retry shortly")]
     Overloaded,
@@ -109,6 +118,7 @@ impl GameError {
         "session_closed",
         "wrong_endpoint",
         "round_expired",
+        "not_admitted",
         "overloaded",
         "no_corpus",
         "corpus_exhausted",
@@ -123,6 +133,7 @@ impl GameError {
             GameError::WrongEndpoint => "wrong_endpoint",
             GameError::RoundExpired { .. } => "round_expired",
             GameError::Answer(r) => r.code(),
+            GameError::NotAdmitted => "not_admitted",
             GameError::Overloaded => "overloaded",
             GameError::TooManySessions { .. } => "too_many_sessions",
             GameError::NoCorpus => "no_corpus",
@@ -170,6 +181,8 @@ struct Session {
     round_started: Timestamp,
     token: Digest,
     round_ms: [u64; 3],
+    /// Whether some answer so far was wrong (said only at the end).
+    wrong: bool,
     closed: bool,
 }
 
@@ -192,7 +205,7 @@ impl WindowSets {
             return Err(GameError::CorpusExhausted { t });
         }
         self.schedule
-            .slice(t)
+            .game_sets(t)
             .ok_or(GameError::CorpusExhausted { t })
     }
 }
@@ -309,6 +322,7 @@ impl AdmissionGame {
             round_started: now,
             token: self.keyed(&[b"token", &id.0, &[0]]),
             round_ms: [0; 3],
+            wrong: false,
             closed: false,
         };
         let view = self.view(&id, &session).ok_or(GameError::NoCorpus)?;
@@ -351,13 +365,14 @@ impl AdmissionGame {
             .corpus
             .round(&s.plan, s.round)
             .ok_or(GameError::NoCorpus)?;
-        if let Err(reject) = round.check(answer) {
-            s.closed = true;
-            return Err(GameError::Answer(reject));
-        }
+        // Right or wrong, the session goes on: the verdict is the whole session's.
+        s.wrong |= round.check(answer).is_err();
         s.round_ms[s.round] = effective_ms;
         if s.round == 2 {
             s.closed = true;
+            if s.wrong {
+                return Err(GameError::NotAdmitted);
+            }
             let questions = s.plan.questions.map(|q| q as u64);
             let session = sign::digest(
                 "hco admission session v1",

@@ -12,6 +12,10 @@
 //! starter corpus, whose answers anyone can look up anyway; a node refuses it on a private
 //! corpus.
 //!
+//! A window's slice is split in two: the first half (rounded up) for its per-window challenges
+//! ([`SetSchedule::challenge_sets`]), the rest for the agent-admission game
+//! ([`SetSchedule::game_sets`]), so what a game session shows never answers a challenge.
+//!
 //! Capacity: a corpus of `n` usable sets lasts `n / sets_per_window` windows from
 //! `start_window` ([`SetSchedule::windows`]).
 
@@ -30,8 +34,10 @@ pub const MAX_SETS_PER_WINDOW: u32 = 4096;
 pub struct ScheduleParams {
     /// The first window that draws sets (window numbers count from genesis).
     pub start_window: u64,
-    /// Sets each window takes: a challenge draws one of them, so more sets split the people
-    /// who could share answers within one window, at the cost of a faster-spent corpus.
+    /// Sets each window takes: the first half (rounded up) for its challenges, each drawing one
+    /// of them, so more sets split the people who could share answers within one window, the
+    /// rest for the admission game (at least 2 when the game runs), at the cost of a
+    /// faster-spent corpus.
     pub sets_per_window: u32,
     /// Start over from the first slice once the schedule ends, instead of issuing nothing
     /// (development on the public starter corpus only).
@@ -42,7 +48,7 @@ impl Default for ScheduleParams {
     fn default() -> Self {
         Self {
             start_window: 0,
-            sets_per_window: 1,
+            sets_per_window: 2,
             reuse: false,
         }
     }
@@ -134,6 +140,23 @@ impl SetSchedule {
         let n = self.per_window();
         let from = usize::try_from(i * n).ok()?;
         self.order.get(from..from + n as usize)
+    }
+
+    /// The sets of window `t` that its per-window `narrative_chain` challenges draw: the first
+    /// half of its slice (rounded up). See [`SetSchedule::game_sets`].
+    pub fn challenge_sets(&self, t: u64) -> Option<&[String]> {
+        let slice = self.slice(t)?;
+        Some(&slice[..slice.len().div_ceil(2)])
+    }
+
+    /// The sets of window `t` that the agent-admission game draws: the rest of its slice, so a
+    /// set shown in a game session is never one of that window's challenges (and the reverse),
+    /// and answers learnt in one do not open the other. `None` with one set per window: the
+    /// game needs `sets_per_window` of at least 2.
+    pub fn game_sets(&self, t: u64) -> Option<&[String]> {
+        let slice = self.slice(t)?;
+        let game = &slice[slice.len().div_ceil(2)..];
+        (!game.is_empty()).then_some(game)
     }
 
     /// Windows from `t` on (counting `t`) that still have fresh sets; `None` when `reuse`

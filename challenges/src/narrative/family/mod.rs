@@ -211,10 +211,10 @@ impl Family for NarrativeChain {
     }
 
     fn generate_in_window(&self, seed: &Seed, params: &FamilyParams, t: u64) -> Option<Generated> {
-        let slice = self.schedule.slice(t)?;
+        let sets = self.schedule.challenge_sets(t)?;
         let plan = self
             .corpus
-            .sample_from(&seed.derive("narrative_chain"), slice)?;
+            .sample_from(&seed.derive("narrative_chain"), sets)?;
         Some(self.build(Some(plan), params))
     }
 
