@@ -396,6 +396,11 @@ pub struct NetworkSection {
     /// `sets_per_window`, `reuse`); see docs/operator.md. `reuse` (the default, for development)
     /// is refused on any corpus but the public starter corpus.
     pub narrative: ScheduleParams,
+    /// A development network, said explicitly (false unless set): only then may the agent
+    /// class be served by labelled baselines alone (`proof_of_work`, the lock families), which
+    /// a script passes, as on a devnet. A start-time check of this node
+    /// ([`NetworkSection::refuse_baseline_only`]); not part of the parameters' digest.
+    pub development: bool,
 }
 
 impl Default for NetworkSection {
@@ -434,6 +439,7 @@ impl Default for NetworkSection {
                 reuse: true,
                 ..ScheduleParams::default()
             },
+            development: false,
         }
     }
 }
@@ -597,6 +603,45 @@ impl NetworkSection {
         }
         Ok(params)
     }
+
+    /// Refuses, outside a network that says it is a development one (`development = true`),
+    /// an agent policy whose steps can only take labelled baselines
+    /// ([`NetworkParams::baseline_only`]): a script with the source would keep every agent
+    /// identity active. The error names the class, its steps and the families.
+    pub fn refuse_baseline_only(&self) -> anyhow::Result<()> {
+        if self.development {
+            return Ok(());
+        }
+        // The committee does not enter the policy; a stand-in member lets any config load.
+        let mut network = self.clone();
+        network.committee.clear();
+        let params = network.params(NodeId([0; 32]))?;
+        let registry = hco_challenges::Registry::builtin();
+        let class = hco_oracle::Class::Agent;
+        if !params.baseline_only(class, &registry) {
+            return Ok(());
+        }
+        let families: Vec<&str> = params
+            .policy_families(class, &registry)
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        let steps: Vec<String> = params
+            .policy(class)
+            .steps
+            .iter()
+            .cloned()
+            .map(String::from)
+            .collect();
+        bail!(
+            "network.policy.agent: the agent class's steps {steps:?} can only take labelled \
+             baselines ({}), which a script with the source passes, so agent identities would \
+             prove nothing. Enable `narrative_chain` and let a step take it (as \
+             configs/prod.toml does), or, on a development network only, set `[network] \
+             development = true`",
+            families.join(", ")
+        );
+    }
 }
 
 #[cfg(test)]
@@ -635,7 +680,62 @@ mod tests {
             params
                 .validate(&hco_challenges::Registry::builtin())
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            config
+                .network
+                .refuse_baseline_only()
+                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
         }
+    }
+
+    /// Production with the lock families as the agent class's only families (`narrative_chain`
+    /// dropped): a script passes every agent step, so the node refuses to start, naming the
+    /// class and the families, unless the config says it is a development network.
+    #[test]
+    fn an_agent_policy_of_baselines_alone_is_refused_outside_development() {
+        let prod = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/prod.toml");
+        let shipped = Config::load(&prod).unwrap();
+        shipped.network.refuse_baseline_only().unwrap();
+        let locks = [
+            "obfuscated_text_lock",
+            "multi_pass_lock",
+            "semantic_math_lock",
+        ];
+        for steps in [["cognitive"], ["multi_pass_lock"]] {
+            let mut c = shipped.clone();
+            c.network.families.retain(|f| f.name != "narrative_chain");
+            c.network.families.extend(locks.map(|name| FamilySection {
+                name: name.into(),
+                deadline: Duration::from_secs(45),
+                difficulty: 1,
+                min_solve: None,
+            }));
+            c.network.policy.agent.steps = steps.map(|s| s.to_string().into()).to_vec();
+            // The parameters themselves are valid: only the start-time check refuses them.
+            let mut network = c.network.clone();
+            network.committee.clear();
+            let params = network.params(NodeId([7; 32])).unwrap();
+            params
+                .validate(&hco_challenges::Registry::builtin())
+                .unwrap();
+            let err = format!("{:#}", c.network.refuse_baseline_only().unwrap_err());
+            assert!(
+                err.contains("network.policy.agent")
+                    && err.contains("agent class")
+                    && err.contains("multi_pass_lock")
+                    && err.contains("development = true"),
+                "{steps:?}: {err}"
+            );
+            // A named step takes that family only; a drawn one any of the three.
+            let drawn = locks.iter().filter(|l| err.contains(*l)).count();
+            assert_eq!(drawn, if steps[0] == "cognitive" { 3 } else { 1 }, "{err}");
+            c.network.development = true;
+            c.network.refuse_baseline_only().unwrap();
+        }
+        // Without any agent family the class is not served at all: nothing to refuse.
+        let mut c = shipped.clone();
+        c.network.families.retain(|f| f.name != "narrative_chain");
+        c.network.policy.agent.steps = vec!["cognitive".to_string().into()];
+        c.network.refuse_baseline_only().unwrap();
     }
 
     #[test]

@@ -172,6 +172,7 @@ pub fn up_with(
         grace: (window / 3).max(Duration::from_secs(3)),
         committee: committee.clone(),
         rotate_issuers: shape.rotate_issuers,
+        development: true, // agents run on proof_of_work alone
         ..Default::default()
     };
     for policy in [&mut network.policy.human, &mut network.policy.agent] {

@@ -203,6 +203,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             unsafe_byzantine,
         }) => {
             let config = config::Config::load(&config)?;
+            config.network.refuse_baseline_only()?;
             if let Some(spec) = unsafe_byzantine {
                 let faults = byzantine::parse(&spec)?;
                 byzantine::refuse_production(&config)?;

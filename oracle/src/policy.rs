@@ -215,6 +215,36 @@ impl NetworkParams {
         }
     }
 
+    /// The enabled families some step of `class`'s policy may take for an identity that did
+    /// not opt out of visual families, in configuration order, each once.
+    pub fn policy_families(&self, class: Class, registry: &Registry) -> Vec<&FamilyConfig> {
+        let profile = Profile::new(class, false);
+        let mut out: Vec<&FamilyConfig> = Vec::new();
+        for step in &self.policy(class).steps {
+            for f in self.step_families(step, profile, registry) {
+                if !out.iter().any(|o| o.name == f.name) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `class` is served by labelled baselines only: every family some step of its
+    /// policy may take ([`NetworkParams::policy_families`]) is one a script with the source
+    /// passes ([`hco_challenges::Family::script_solvable`]: proof of work, the lock families,
+    /// templated arithmetic), so the class's activity proves nothing about who holds its
+    /// identities. False for a class no step can serve (it is not served at all).
+    pub fn baseline_only(&self, class: Class, registry: &Registry) -> bool {
+        let families = self.policy_families(class, registry);
+        !families.is_empty()
+            && families.iter().all(|f| {
+                registry
+                    .get(&f.name)
+                    .is_some_and(|fam| fam.script_solvable())
+            })
+    }
+
     /// Which step of its class's policy a challenge of `family` served: the fixed step naming
     /// it, else the drawn one. `None` when the family fits no step of the policy.
     pub fn step_of_family(&self, class: Class, family: &str) -> Option<Step> {
@@ -450,9 +480,12 @@ mod tests {
     fn a_baseline_is_never_the_only_proof_where_the_class_has_a_real_family() {
         let registry = Registry::builtin();
         let mut p = crate::testing::params_for(&[crate::NodeId([1; 32])]);
-        // Only baselines for agents (a devnet's proof of work): allowed, drawn as before.
+        // Only baselines for agents (a devnet's proof of work): allowed, drawn as before, and
+        // said (a node outside development refuses to start with it).
         p.policies.agent = policy(&["cognitive"], 1);
         p.validate(&registry).unwrap();
+        assert!(p.baseline_only(Class::Agent, &registry));
+        assert!(p.baseline_only(Class::Human, &registry));
         // With narrative_chain and a lock family beside proof of work, a drawn step only ever
         // lands on narrative_chain…
         enable(&mut p, "narrative_chain");
@@ -468,6 +501,7 @@ mod tests {
         // A baseline beside the real step is fine (it only adds work).
         p.policies.agent = policy(&["proof_of_work", "narrative_chain"], 1);
         p.validate(&registry).unwrap();
+        assert!(!p.baseline_only(Class::Agent, &registry));
         // Humans: templated arithmetic is drawn only for those who opted out of visual families.
         enable(&mut p, "visual_match");
         p.policies.human = policy(&["cognitive"], 1);
@@ -477,6 +511,7 @@ mod tests {
             seen.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
             ["visual_match"]
         );
+        assert!(!p.baseline_only(Class::Human, &registry));
         let opted_out = p.step_families(&Step::Drawn, Profile::new(Class::Human, true), &registry);
         assert_eq!(
             opted_out
@@ -485,6 +520,36 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["arithmetic_reasoning"]
         );
+    }
+
+    #[test]
+    fn lock_families_alone_are_baseline_only_and_a_class_without_families_is_not() {
+        let registry = Registry::builtin();
+        let mut p = crate::testing::params_for(&[crate::NodeId([1; 32])]);
+        p.families.retain(|f| f.name != "proof_of_work");
+        // No agent family: the class is not served, not "served by baselines".
+        assert!(p.policy_families(Class::Agent, &registry).is_empty());
+        assert!(!p.baseline_only(Class::Agent, &registry));
+        // Lock families only: each passes validation, and each is a baseline.
+        enable(&mut p, "multi_pass_lock");
+        enable(&mut p, "obfuscated_text_lock");
+        for (steps, drawn) in [
+            (&["multi_pass_lock"][..], &["multi_pass_lock"][..]),
+            (
+                &["cognitive"][..],
+                &["multi_pass_lock", "obfuscated_text_lock"][..],
+            ),
+        ] {
+            p.policies.agent = policy(steps, 0);
+            p.validate(&registry).unwrap();
+            let names: Vec<&str> = p
+                .policy_families(Class::Agent, &registry)
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect();
+            assert_eq!(names, drawn);
+            assert!(p.baseline_only(Class::Agent, &registry), "{steps:?}");
+        }
     }
 
     #[test]

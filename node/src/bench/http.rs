@@ -116,6 +116,8 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     config.network.genesis = UNIX_EPOCH + Duration::from_secs(SystemClock.now() / 1000 - 1);
     config.network.window = Duration::from_secs(3600);
     config.network.grace = Duration::from_secs(30);
+    // Agents on proof_of_work alone: a development network.
+    config.network.development = true;
     config.network.families = vec![FamilySection {
         name: "proof_of_work".into(),
         deadline: Duration::from_secs(30),

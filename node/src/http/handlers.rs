@@ -234,8 +234,19 @@ pub async fn passkeys(
 }
 
 pub async fn params(State(state): State<AppState>) -> Json<Value> {
-    let p = state.node.oracle.params();
-    Json(json!({ "digest": p.digest(), "params": p }))
+    let oracle = &state.node.oracle;
+    let p = oracle.params();
+    // Per class: whether only labelled baselines (families a script with the source passes)
+    // can serve its steps, so that its activity proves nothing.
+    let baseline_only = |c: Class| p.baseline_only(c, oracle.registry());
+    Json(json!({
+        "digest": p.digest(),
+        "baseline_only": {
+            "human": baseline_only(Class::Human),
+            "agent": baseline_only(Class::Agent),
+        },
+        "params": p,
+    }))
 }
 
 #[derive(Deserialize)]

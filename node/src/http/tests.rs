@@ -354,3 +354,32 @@ fn status_says_when_software_authenticators_pass_presence() {
         "strict with roots"
     );
 }
+
+#[tokio::test]
+async fn params_say_which_classes_only_baselines_serve() {
+    // The test parameters: proof_of_work for agents, arithmetic_reasoning for people.
+    let h = harness().await;
+    let (status, body, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        body["baseline_only"],
+        serde_json::json!({ "human": true, "agent": true })
+    );
+    assert!(body["digest"].is_string() && body["params"]["families"].is_array());
+    // With a family no script passes beside each, drawn steps take only those.
+    let mut params = testing::params_for(&[testing::node_id(&testing::key(1))]);
+    for name in ["narrative_chain", "visual_match"] {
+        params.families.push(hco_oracle::FamilyConfig {
+            name: name.into(),
+            deadline_ms: 15_000,
+            difficulty: 1,
+            min_solve_ms: 0,
+        });
+    }
+    let h = harness_with(params.clone(), Ledger::temporary(params.digest()).unwrap()).await;
+    let (_, body, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
+    assert_eq!(
+        body["baseline_only"],
+        serde_json::json!({ "human": false, "agent": false })
+    );
+}

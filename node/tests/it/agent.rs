@@ -40,7 +40,7 @@ fn send(node: &Single, round: &Value, answer: &str) -> (u16, Value) {
 
 #[test]
 fn agent_session_with_the_answer_key_is_admitted_once() {
-    let node = Single::start("");
+    let node = Single::start(DEVELOPMENT);
     let r1 = start(&node);
     assert_eq!(r1["round"], 1);
     let (status, r2) = send(&node, &r1, &answer_for(&r1));
@@ -100,7 +100,7 @@ fn agent_session_with_the_answer_key_is_admitted_once() {
 
 #[test]
 fn agent_session_failures_have_codes() {
-    let node = Single::start("[agent]\nround_budget = \"1s\"\n");
+    let node = Single::start(&format!("{DEVELOPMENT}[agent]\nround_budget = \"1s\"\n"));
     // A late round (the budget is 1 s here).
     let r1 = start(&node);
     std::thread::sleep(Duration::from_millis(1300));
@@ -181,7 +181,7 @@ fn agent_session_failures_have_codes() {
 
 #[test]
 fn client_agent_plugs_a_command_into_a_whole_session() {
-    let node = Single::start("");
+    let node = Single::start(DEVELOPMENT);
     // The "agent": a script that looks the answer up in the corpus files (a stand-in for an LLM).
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
     let script = format!(
@@ -239,6 +239,14 @@ fn private_corpus(dir: &std::path::Path) {
     }
 }
 
+/// The test nodes' network, whose agent class runs on proof_of_work alone: a development one.
+const DEVELOPMENT: &str = "[network]\ndevelopment = true\n";
+
+/// The agent family of a production network (a node refuses to start without one that no
+/// script passes, outside development).
+const NARRATIVE_CHAIN: &str =
+    "[[network.families]]\nname = \"narrative_chain\"\ndeadline = \"15s\"\ndifficulty = 3\n";
+
 #[test]
 fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_one() {
     // Refused: the agent class on the starter corpus with `allow_starter_corpus = false`.
@@ -246,8 +254,10 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     let config = dir.path().join("node.toml");
     std::fs::write(
         &config,
-        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
-         [agent]\nallow_starter_corpus = false\n",
+        format!(
+            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
+             [agent]\nallow_starter_corpus = false\n{NARRATIVE_CHAIN}"
+        ),
     )
     .unwrap();
     let out = hco()
@@ -266,7 +276,7 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
         &config,
         format!(
             "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
-             [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+             [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n{NARRATIVE_CHAIN}",
             corpus.path().display()
         ),
     )
@@ -280,11 +290,36 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("reuse = false"), "{stderr}");
 
+    // Refused: the agent class on lock families alone, which a script passes, outside a
+    // network that says it is a development one.
+    std::fs::write(
+        &config,
+        format!(
+            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n\
+             [network.narrative]\nreuse = false\n[network.policy.agent]\nsteps = [\"multi_pass_lock\"]\n\
+             [[network.families]]\nname = \"multi_pass_lock\"\ndeadline = \"15s\"\ndifficulty = 1\n\
+             [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+            corpus.path().display()
+        ),
+    )
+    .unwrap();
+    let out = hco()
+        .args(["node", "run", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("agent class") && stderr.contains("multi_pass_lock"),
+        "{stderr}"
+    );
+
     // Served: the operator's corpus, in the admission game's rounds, one set per window. The
     // windows are long enough that the test runs in window 0, where the schedule starts.
     let node = Single::start(&format!(
         "[network]\nwindow = \"36500d\"\n[network.narrative]\nreuse = false\n\
-         [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n",
+         [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n{NARRATIVE_CHAIN}",
         corpus.path().display()
     ));
     for _ in 0..3 {
@@ -377,7 +412,7 @@ fn stand_in_runs(default: u32) -> u32 {
 /// endpoint; a stand-in agent that holds the key passes at least 99 % of them within τ.
 #[test]
 fn llm_agent_script_with_the_answer_key_passes_sessions_within_tau() {
-    let node = Single::start("");
+    let node = Single::start(DEVELOPMENT);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/llm-agent");
     let cmd = format!(
         "python3 {script} --endpoint {} --model stand-in",

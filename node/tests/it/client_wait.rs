@@ -90,7 +90,7 @@ fn client_solve_waits_for_the_slot() {
         SystemTime::UNIX_EPOCH + Duration::from_millis(now - 1_000),
     );
     let node = Single::start(&format!(
-        "[network]\ngenesis = \"{genesis}\"\nwindow = \"40s\"\ngrace = \"10s\"\n\
+        "[network]\ndevelopment = true\ngenesis = \"{genesis}\"\nwindow = \"40s\"\ngrace = \"10s\"\n\
          slot_mode = \"global\"\nslot = \"15s\"\n\
          [network.policy.agent]\nsteps = [\"cognitive\", \"cognitive\"]\nspares = 0\n\
          [[network.families]]\nname = \"proof_of_work\"\ndeadline = \"8s\"\ndifficulty = 12\n\
@@ -187,7 +187,7 @@ fn client_retries_after_429() {
     // comes within the second, is refused 429 with `Retry-After: 1`, and is sent again.
     let node = Single::start(
         "[http.limits]\nper_ip_rate = 1\nper_ip_burst = 1\n\
-         [network]\nslot_mode = \"open\"\n\
+         [network]\ndevelopment = true\nslot_mode = \"open\"\n\
          [network.policy.agent]\nsteps = [\"cognitive\"]\nspares = 0\n",
     );
     let key = node.dir.path().join("me.key");

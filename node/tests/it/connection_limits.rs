@@ -81,7 +81,9 @@ async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Durati
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_without_a_request_head_in_time_or_idle_too_long_is_closed() {
-    let node = Single::start("header_read_timeout = \"1s\"\nkeep_alive_timeout = \"2s\"\n");
+    let node = Single::start(
+        "header_read_timeout = \"1s\"\nkeep_alive_timeout = \"2s\"\n[network]\ndevelopment = true\n",
+    );
     let mut silent = connect(&node, 2).await;
     let mut slow = connect(&node, 2).await;
     slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: h")
@@ -112,7 +114,8 @@ async fn a_connection_without_a_request_head_in_time_or_idle_too_long_is_closed(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_address_over_its_connection_cap_is_refused_while_its_open_ones_work() {
-    let node = Single::start("[http.limits]\nper_ip_connections = 3\n");
+    let node =
+        Single::start("[http.limits]\nper_ip_connections = 3\n[network]\ndevelopment = true\n");
     let mut open = Vec::new();
     for _ in 0..3 {
         let mut c = connect(&node, 2).await;
@@ -164,7 +167,9 @@ async fn an_address_over_its_connection_cap_is_refused_while_its_open_ones_work(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_connection_budget_sheds_idle_connections_for_new_clients() {
-    let node = Single::start("[http.limits]\nper_ip_connections = 0\nmax_connections = 8\n");
+    let node = Single::start(
+        "[http.limits]\nper_ip_connections = 0\nmax_connections = 8\n[network]\ndevelopment = true\n",
+    );
     // Eight silent connections fill the budget (from one address: no per-address cap here).
     let mut idle = Vec::new();
     for _ in 0..8 {

@@ -85,7 +85,7 @@ async fn drive(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn devnet_gossip_a_peer_with_other_parameters_is_disconnected() {
-    let node = Single::start("");
+    let node = Single::start("[network]\ndevelopment = true\n");
     let (addr, peer) = node_address(&node);
     let mut s = swarm(&"00".repeat(32));
     s.dial(addr).unwrap();
@@ -101,7 +101,7 @@ async fn devnet_gossip_a_peer_with_other_parameters_is_disconnected() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn devnet_gossip_invalid_messages_get_a_peer_scored_down_and_disconnected() {
-    let node = Single::start("[p2p]\nban_duration = \"2s\"\n");
+    let node = Single::start("[p2p]\nban_duration = \"2s\"\n[network]\ndevelopment = true\n");
     let digest = get(&node.url, "/v1/params").unwrap()["digest"]
         .as_str()
         .unwrap()
@@ -186,7 +186,8 @@ async fn devnet_gossip_an_observer_reads_gossip_and_publishes_registrations_with
     const PER_SECOND: u32 = 1;
     const SENT: u64 = 20;
     let node = Single::start(&format!(
-        "[p2p]\nobserver_gossip_per_second = {PER_SECOND}\nobserver_gossip_burst = {BURST}\n"
+        "[p2p]\nobserver_gossip_per_second = {PER_SECOND}\nobserver_gossip_burst = {BURST}\n\
+         [network]\ndevelopment = true\n"
     ));
     let (addr, peer) = node_address(&node);
     // What a stock client of another implementation sends: its own protocol version and an
@@ -288,7 +289,9 @@ async fn devnet_gossip_registrations_are_rechecked_for_their_proof_of_work() {
     use hco_oracle::{SignedRegister, codec, register_pow, testing};
 
     const BITS: u32 = 10;
-    let node = Single::start(&format!("[network]\nregistration_pow_bits = {BITS}\n"));
+    let node = Single::start(&format!(
+        "[network]\ndevelopment = true\nregistration_pow_bits = {BITS}\n"
+    ));
     let (addr, peer) = node_address(&node);
     let mut s = client_swarm("ipfs/0.1.0", "js-libp2p/3.3.0 UserAgent=node");
     let topic = gossipsub::IdentTopic::new("hco/registry/1");

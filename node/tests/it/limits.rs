@@ -85,7 +85,7 @@ async fn a_flooding_client_gets_429_while_another_is_served() {
     let node = Single::start(
         "[http.limits]\nper_ip_rate = 1\nper_ip_burst = 5\nper_identity_rate = 1\nper_identity_burst = 3\n\
          registrations_per_window = 1\n\
-         [agent]\nmax_sessions_per_ip = 2\n",
+         [agent]\nmax_sessions_per_ip = 2\n[network]\ndevelopment = true\n",
     );
     // The flood: 30 requests at once from 127.0.0.2 (the burst is 5, one more a second).
     let flood = (0..30).map(|_| http(&node, 2, "GET", "/v1/windows/current", None));

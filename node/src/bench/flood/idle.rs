@@ -92,6 +92,8 @@ pub fn run(args: &FloodArgs) -> anyhow::Result<()> {
         ..HttpLimits::unlimited()
     };
     config.agent.enabled = false;
+    // The default network's agent class runs on proof_of_work alone.
+    config.network.development = true;
     let path = dir.path().join("flood.toml");
     config.save(&path)?;
     let _node = KillOnDrop(crate::devnet::spawn(&path, &dir.path().join("node.log"))?);

@@ -177,6 +177,8 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     config.http.limits = HttpLimits::unlimited();
     config.ledger.idle_identity_windows = 1;
     config.agent.enabled = false;
+    // Agents on proof_of_work alone: a development network.
+    config.network.development = true;
     config.network.window = Duration::from_secs(args.window_seconds.max(2));
     config.network.registration_pow_bits = args.registration_pow_bits;
     let pow_bits = args.registration_pow_bits;
