@@ -14,7 +14,9 @@ pub struct Admission {
     pub version: u8,
     /// The node that ran the session.
     pub node: NodeId,
-    /// The identity the session was bound to, if the client named one.
+    /// The identity the session was bound to, if the client named one. The client names it
+    /// when it starts the session, unsigned: it is what the client asked for, not a proof that
+    /// the identity's holder played.
     pub identity: Option<IdentityId>,
     /// Digest of the session (its id, narrative set and questions).
     pub session: Digest,
@@ -87,11 +89,20 @@ impl AdmissionCredential {
         Self { admission, sig }
     }
 
-    /// Verifies the signature, the trusted node (if given) and the expiry at `now`.
-    pub fn verify(&self, trusted: Option<&NodeId>, now: Timestamp) -> Result<(), CredentialError> {
-        if trusted.is_some_and(|n| *n != self.admission.node) {
+    /// Verifies the credential for a verifier that trusts the node `trusted`: issued by that
+    /// node, its signature valid, not expired at `now`. Only this makes a credential valid.
+    pub fn verify(&self, trusted: &NodeId, now: Timestamp) -> Result<(), CredentialError> {
+        if *trusted != self.admission.node {
             return Err(CredentialError::UntrustedNode(self.admission.node));
         }
+        self.check_self_signed(now)
+    }
+
+    /// What can be checked without a trusted node key: the signature under the key the
+    /// credential itself names, and the expiry at `now`. Anyone signs a credential that passes
+    /// this with a key of their own, so it never makes one valid ([`AdmissionCredential::verify`]
+    /// does, with the issuing node's key pinned).
+    pub fn check_self_signed(&self, now: Timestamp) -> Result<(), CredentialError> {
         if !sign::verify(&self.admission.node.0, &digest(&self.admission), &self.sig) {
             return Err(CredentialError::BadSignature);
         }
@@ -123,22 +134,36 @@ mod tests {
                 expires_at: 5000,
             },
         );
-        cred.verify(Some(&node), 2000).unwrap();
+        cred.verify(&node, 2000).unwrap();
         assert_eq!(
-            cred.verify(Some(&node), 6000).unwrap_err().code(),
+            cred.verify(&node, 6000).unwrap_err().code(),
             "credential_expired"
         );
         assert_eq!(
-            cred.verify(Some(&NodeId([9; 32])), 2000)
-                .unwrap_err()
-                .code(),
+            cred.verify(&NodeId([9; 32]), 2000).unwrap_err().code(),
             "untrusted_node"
         );
         let mut forged = cred.clone();
         forged.admission.round_ms[0] = 10;
         assert_eq!(
-            forged.verify(None, 2000).unwrap_err().code(),
+            forged.check_self_signed(2000).unwrap_err().code(),
             "bad_signature"
+        );
+        assert_eq!(
+            forged.verify(&node, 2000).unwrap_err().code(),
+            "bad_signature"
+        );
+
+        // Any key signs a credential that checks out against the key it names itself: only a
+        // pinned node key tells it from the node's.
+        let other = testing::key(2);
+        let mut admission = cred.admission.clone();
+        admission.node = testing::node_id(&other);
+        let self_made = AdmissionCredential::sign(&other, admission);
+        self_made.check_self_signed(2000).unwrap();
+        assert_eq!(
+            self_made.verify(&node, 2000).unwrap_err().code(),
+            "untrusted_node"
         );
     }
 }

@@ -94,26 +94,44 @@ pub fn play(
     }
 }
 
-/// Verifies a credential file offline.
+/// Verifies a credential file offline: valid only against the pinned `node_key`. Without one
+/// the credential is reported `unpinned` (and not valid), whatever its signature: any key signs
+/// a credential that verifies under the key it names. Returns whether it is valid.
 pub fn verify(path: &PathBuf, node_key: Option<NodeId>) -> anyhow::Result<bool> {
     let cred: AdmissionCredential = serde_json::from_slice(
         &std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
     )
     .with_context(|| format!("{} is not an admission credential", path.display()))?;
-    match cred.verify(node_key.as_ref(), SystemClock.now()) {
-        Ok(()) => {
-            println!(
-                "{}",
-                json!({ "valid": true, "node": cred.admission.node, "identity": cred.admission.identity, "round_ms": cred.admission.round_ms, "expires_at": cred.admission.expires_at, "node_pinned": node_key.is_some() })
-            );
-            Ok(true)
-        }
-        Err(e) => {
-            println!(
-                "{}",
-                json!({ "valid": false, "code": e.code(), "message": e.to_string() })
-            );
-            Ok(false)
-        }
-    }
+    let now = SystemClock.now();
+    let checked = match &node_key {
+        Some(key) => cred.verify(key, now),
+        None => cred.check_self_signed(now),
+    };
+    let mut out = match (checked, node_key) {
+        (Ok(()), Some(_)) => json!({ "valid": true, "status": "valid", "unpinned": false }),
+        (Ok(()), None) => json!({
+            "valid": false,
+            "status": "unpinned",
+            "unpinned": true,
+            "code": "unpinned",
+            "message": "no --node-key: the signature verifies under the key the credential names, \
+                        which anyone can make; pin the issuing node's key (--node-key HEX, from \
+                        its operator or the committee in GET /v1/params) to verify it",
+        }),
+        (Err(e), pinned) => json!({
+            "valid": false,
+            "status": "invalid",
+            "unpinned": pinned.is_none(),
+            "code": e.code(),
+            "message": e.to_string(),
+        }),
+    };
+    // What the credential says, valid or not.
+    let a = &cred.admission;
+    out["node"] = json!(a.node);
+    out["identity"] = json!(a.identity);
+    out["round_ms"] = json!(a.round_ms);
+    out["expires_at"] = json!(a.expires_at);
+    println!("{out}");
+    Ok(out["valid"] == true)
 }

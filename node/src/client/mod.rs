@@ -99,11 +99,15 @@ pub enum ClientCommand {
 /// Admission credentials.
 #[derive(Debug, Subcommand)]
 pub enum AdmissionCommand {
-    /// Verify a credential offline.
+    /// Verify a credential offline against the issuing node's key. Prints one JSON object
+    /// (`valid`, `status`: `valid`, `invalid` or `unpinned`, the credential's claims) and exits
+    /// 2 unless the credential is valid.
     Verify {
         /// The credential file (JSON, as saved by `hco client agent --out`).
         file: PathBuf,
-        /// The node key to trust (hex); without it any node's valid signature is reported.
+        /// The issuing node's key (hex; its operator publishes it, and the committee's are in
+        /// GET /v1/params). Needed for `valid: true`: without it the credential is `unpinned`
+        /// (not valid, exit 2), since any key signs one that verifies under the key it names.
         #[arg(long)]
         node_key: Option<hco_oracle::NodeId>,
     },

@@ -86,7 +86,7 @@ fn agent_session_with_the_answer_key_is_admitted_once() {
         "--node-key",
         node_key,
     ]);
-    assert!(ok && v["valid"] == true, "{v}");
+    assert!(ok && v["valid"] == true && v["status"] == "valid", "{v}");
     let (ok, v) = hco_json(&[
         "client",
         "admission",
@@ -96,6 +96,57 @@ fn agent_session_with_the_answer_key_is_admitted_once() {
         &"22".repeat(32),
     ]);
     assert!(!ok && v["code"] == "untrusted_node", "{v}");
+}
+
+/// Without a pinned node key a credential is never valid: any key signs one that verifies
+/// under the key it names, and `verify` says so (`unpinned`, exit 2) whoever signed it.
+#[test]
+fn an_unpinned_credential_is_not_valid_whoever_signed_it() {
+    use hco_oracle::{AdmissionCredential, testing};
+    let dir = tempfile::tempdir().unwrap();
+    let real = testing::key(1);
+    let admission = hco_oracle::Admission {
+        version: 1,
+        node: testing::node_id(&real),
+        identity: None,
+        session: hco_oracle::Digest([3; 32]),
+        round_ms: [900, 1200, 1500],
+        issued_at: 0,
+        expires_at: u64::MAX,
+    };
+    let forger = testing::key(2);
+    let forged = AdmissionCredential::sign(
+        &forger,
+        hco_oracle::Admission {
+            node: testing::node_id(&forger),
+            ..admission.clone()
+        },
+    );
+    for (name, cred) in [
+        ("real", AdmissionCredential::sign(&real, admission)),
+        ("forged", forged),
+    ] {
+        let file = dir.path().join(format!("{name}.json"));
+        std::fs::write(&file, serde_json::to_vec(&cred).unwrap()).unwrap();
+        let (ok, v) = hco_json(&["client", "admission", "verify", file.to_str().unwrap()]);
+        assert!(!ok, "{name}: {v}");
+        assert_eq!(
+            (&v["valid"], &v["unpinned"], &v["status"]),
+            (&Value::Bool(false), &Value::Bool(true), &json!("unpinned")),
+            "{name}: {v}"
+        );
+        // Pinned to the real node's key, only its own credential is valid.
+        let (ok, v) = hco_json(&[
+            "client",
+            "admission",
+            "verify",
+            file.to_str().unwrap(),
+            "--node-key",
+            &hex::encode(testing::node_id(&real).0),
+        ]);
+        assert_eq!(ok, name == "real", "{name}: {v}");
+        assert_eq!(v["valid"] == true, name == "real", "{name}: {v}");
+    }
 }
 
 #[test]
@@ -208,8 +259,20 @@ fn client_agent_plugs_a_command_into_a_whole_session() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(v["admitted"], true);
-    let (ok, _) = hco_json(&["client", "admission", "verify", out_file.to_str().unwrap()]);
-    assert!(ok);
+    // Not valid unpinned; valid against the node's key.
+    let path = out_file.to_str().unwrap();
+    let (ok, v) = hco_json(&["client", "admission", "verify", path]);
+    assert!(!ok && v["valid"] == false && v["unpinned"] == true, "{v}");
+    let node_key = v["node"].as_str().unwrap().to_owned();
+    let (ok, v) = hco_json(&[
+        "client",
+        "admission",
+        "verify",
+        path,
+        "--node-key",
+        &node_key,
+    ]);
+    assert!(ok && v["valid"] == true, "{v}");
     // A command that does not understand the text is refused at round 1.
     let out = hco()
         .args([

@@ -57,11 +57,8 @@ fn a_full_session_admits_once() {
         panic!()
     };
     assert_eq!(cred.admission.round_ms, [1_000, 1_000, 1_000]);
-    cred.verify(
-        Some(&crate::testing::node_id(&crate::testing::key(1))),
-        5_000,
-    )
-    .unwrap();
+    cred.verify(&crate::testing::node_id(&crate::testing::key(1)), 5_000)
+        .unwrap();
     // Completed once: replaying the last round is refused.
     assert_eq!(
         g.answer(&r3.session, &r3.token, b"x", 0, 4_100)
