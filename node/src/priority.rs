@@ -9,16 +9,38 @@
 
 use tokio::runtime::{Handle, Runtime};
 
-/// Lowers the calling thread's scheduling priority by `nice` (threads it spawns afterwards
-/// inherit it; processes it already started keep theirs). Best effort: where the system has
-/// no such facility, or refuses, the priority stays as it was. 0 changes nothing.
+/// Sets the calling thread's scheduling priority `nice` steps below the process's (its main
+/// thread's), whatever the thread had: relative to the process, so a node started under
+/// `nice -n 10` runs its client threads at 10 + `nice`, never above the committee's, and a
+/// thread spawned by an already lowered one is not lowered twice. Threads it spawns afterwards
+/// inherit it. Capped at 19, the lowest priority. Where the system refuses, the priority stays
+/// as it was and a warning says so. 0 changes nothing.
 #[cfg(target_os = "linux")]
-#[allow(unsafe_code)] // one setpriority call on the calling thread
+#[allow(unsafe_code)] // getpriority and setpriority
 pub fn lower_priority(nice: i32) {
-    if nice > 0 {
-        // SAFETY: a plain syscall; `who = 0` is the calling thread on Linux, and no memory is
-        // passed.
-        let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
+    if nice <= 0 {
+        return;
+    }
+    // SAFETY: plain syscalls, no memory passed. On Linux `PRIO_PROCESS` names one thread: the
+    // process id is its main thread, 0 the calling thread. getpriority may return -1 as a
+    // value, so errno is cleared first and read after.
+    let (base, failed) = unsafe {
+        *libc::__errno_location() = 0;
+        let base = libc::getpriority(libc::PRIO_PROCESS, libc::getpid() as libc::id_t);
+        (base, base == -1 && *libc::__errno_location() != 0)
+    };
+    if failed {
+        tracing::warn!("cannot read the process's priority; client threads keep theirs");
+        return;
+    }
+    let target = base.saturating_add(nice).min(19);
+    // SAFETY: as above.
+    if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, target) } != 0 {
+        tracing::warn!(
+            process = base,
+            to = target,
+            "cannot lower a client thread's priority; it keeps the process's"
+        );
     }
 }
 
@@ -74,18 +96,30 @@ mod tests {
     #[test]
     fn a_lowered_thread_and_the_threads_it_spawns_run_lower_and_others_keep_theirs() {
         let base = own_nice();
-        let (lowered, child) = std::thread::spawn(|| {
+        let expected = (base + 3).min(19);
+        let (lowered, child, again) = std::thread::spawn(move || {
             lower_priority(3);
             let child = std::thread::spawn(own_nice).join().unwrap();
-            (own_nice(), child)
+            // Lowered again (as a runtime's thread-start hook does for each thread it spawns,
+            // from a lowered thread): still 3 below the process, not 6.
+            let again = std::thread::spawn(|| {
+                lower_priority(3);
+                own_nice()
+            })
+            .join()
+            .unwrap();
+            (own_nice(), child, again)
         })
         .join()
         .unwrap();
-        let expected = (base + 3).min(19);
         assert_eq!(lowered, expected);
         assert_eq!(
             child, expected,
             "a spawned thread inherits its creator's priority"
+        );
+        assert_eq!(
+            again, expected,
+            "lowering is relative to the process, not the thread"
         );
         assert_eq!(own_nice(), base, "only the calling thread is lowered");
         std::thread::spawn(move || {

@@ -20,4 +20,5 @@ mod devnet;
 mod forwarding;
 mod gossip;
 mod limits;
+mod priority;
 mod support;
