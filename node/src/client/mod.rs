@@ -47,8 +47,9 @@ pub enum ClientCommand {
         /// Identity key file.
         #[arg(long)]
         key: PathBuf,
-        /// A command that reads the prompt as JSON on stdin and prints the answer on stdout.
-        /// Without it, the family's built-in solver is used where there is one.
+        /// A command that reads {challenge, prompt: {family, text, data}} as JSON on stdin and
+        /// prints the answer on stdout (trimmed); a non-zero exit stops the client. Without
+        /// it, the family's built-in solver is used where there is one.
         #[arg(long)]
         answer_cmd: Option<String>,
         /// Started before the identity's ceremony slot, wait this long at most for it to open
@@ -61,8 +62,9 @@ pub enum ClientCommand {
         /// Node URL.
         #[arg(long)]
         node: String,
-        /// Reads {round, domain, narrative, question, earlier_rounds} as JSON on stdin and
-        /// prints the answer.
+        /// Reads {round, domain, narrative, question, budget_ms (τ), earlier_rounds} as JSON on
+        /// stdin and prints the answer on stdout (trimmed) within τ; a non-zero exit ends the
+        /// session (`scripts/llm-agent` is one for any OpenAI-compatible model).
         #[arg(long)]
         answer_cmd: String,
         /// Identity to name in the credential.

@@ -471,6 +471,59 @@ fn stand_in_runs(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// `scripts/llm-agent --help` states what it reads and prints, and by default it gives the
+/// model the round's budget τ less a margin: a model that never answers is given up on before
+/// τ, with a non-zero exit.
+#[test]
+fn llm_agent_script_states_its_contract_and_gives_up_before_tau() {
+    use std::io::Write;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/llm-agent");
+    let help = std::process::Command::new("python3")
+        .args([script, "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for word in [
+        "stdin:",
+        "stdout:",
+        "exit status:",
+        "budget_ms",
+        "--timeout",
+        "--margin",
+    ] {
+        assert!(help.contains(word), "{word} missing from:\n{help}");
+    }
+    // A "model" that takes the request and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}/v1", silent.local_addr().unwrap());
+    let round = json!({
+        "round": 1, "domain": "d", "narrative": "n", "question": "q",
+        "budget_ms": 4_500, "earlier_rounds": [],
+    });
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new("python3")
+        .args([script, "--endpoint", &endpoint, "--model", "m"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(round.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{stderr}");
+    // 4.5 s of budget less the 3 s margin.
+    assert!(stderr.contains("timeout 1.5 s"), "{stderr}");
+    assert!(elapsed < Duration::from_millis(4_500), "{elapsed:?}");
+    drop(silent);
+}
+
 /// `scripts/llm-agent` plays whole sessions through `hco client agent` against a model
 /// endpoint; a stand-in agent that holds the key passes at least 99 % of them within τ.
 #[test]
