@@ -19,6 +19,8 @@ pub struct Config {
     pub node: NodeSection,
     /// The HTTP gateway.
     pub http: HttpSection,
+    /// The Prometheus metrics listener (off unless configured).
+    pub metrics: MetricsSection,
     /// The libp2p swarm.
     pub p2p: P2pSection,
     /// Storage.
@@ -128,6 +130,32 @@ pub struct HttpSection {
     pub admin: bool,
     /// Rate and concurrency limits per client address and per identity (`[http.limits]`).
     pub limits: HttpLimits,
+}
+
+/// `[metrics]`: where `GET /metrics` (OpenMetrics text) is served — its own listener, never the
+/// client gateway (the series describe the node's load and the committee's health). Off by
+/// default; bind it to loopback or a private interface, e.g. `listen = "127.0.0.1:9464"`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsSection {
+    /// Listen address of the metrics listener; absent or `""`: no metrics listener.
+    #[serde(
+        deserialize_with = "optional_addr",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub listen: Option<SocketAddr>,
+}
+
+/// An optional socket address, where an empty string means none.
+fn optional_addr<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SocketAddr>, D::Error> {
+    let text = String::deserialize(d)?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    text.trim()
+        .parse()
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// `[http.limits]`: what one client may ask of the gateway. Clients are told apart by their
@@ -768,6 +796,29 @@ mod tests {
             .validate(&hco_challenges::Registry::builtin())
             .unwrap_err();
         assert_eq!(err.field, "window_ms");
+    }
+
+    #[test]
+    fn the_metrics_listener_is_off_unless_configured() {
+        let off = |text: &str| toml::from_str::<Config>(text).unwrap().metrics.listen;
+        assert_eq!(off(""), None);
+        assert_eq!(off("[metrics]\nlisten = \"\"\n"), None);
+        assert_eq!(
+            off("[metrics]\nlisten = \"127.0.0.1:9464\"\n"),
+            Some(([127, 0, 0, 1], 9464).into())
+        );
+        let err = toml::from_str::<Config>("[metrics]\nlisten = \"nowhere\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("listen"), "{err}");
+        assert!(toml::from_str::<Config>("[metrics]\npath = \"/m\"\n").is_err());
+        // What `save` writes reads back the same, on or off.
+        for listen in [None, Some(([127, 0, 0, 1], 9464).into())] {
+            let mut c = Config::default();
+            c.metrics.listen = listen;
+            let back: Config = toml::from_str(&toml::to_string_pretty(&c).unwrap()).unwrap();
+            assert_eq!(back.metrics.listen, listen);
+        }
     }
 
     #[test]

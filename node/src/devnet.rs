@@ -63,8 +63,12 @@ pub struct Shape {
 pub struct DevnetNode {
     /// Node id (hex).
     pub node: String,
-    /// HTTP URL.
+    /// HTTP URL (the client gateway).
     pub http: String,
+    /// URL of the metrics listener (`GET /metrics` there); empty in a devnet.json written
+    /// before nodes had one.
+    #[serde(default)]
+    pub metrics: String,
     /// Config file.
     pub config: PathBuf,
     /// Process id.
@@ -103,7 +107,7 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
 
 /// `n` distinct free ports: all are held open until every one is chosen, so the kernel cannot
 /// hand out the same port twice (released ones could be reused at once).
-fn distinct_ports(n: usize) -> anyhow::Result<Vec<u16>> {
+pub fn distinct_ports(n: usize) -> anyhow::Result<Vec<u16>> {
     let held: Vec<TcpListener> = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<Result<_, _>>()?;
@@ -154,8 +158,9 @@ pub fn up_with(
         };
         keys.push((path, key));
     }
-    let ports = distinct_ports(2 * n)?;
-    let ports: Vec<(u16, u16)> = ports.chunks(2).map(|p| (p[0], p[1])).collect();
+    // Per node: the gateway, libp2p and the metrics listener.
+    let ports = distinct_ports(3 * n)?;
+    let ports: Vec<(u16, u16, u16)> = ports.chunks(3).map(|p| (p[0], p[1], p[2])).collect();
     let peer_addr = |i: usize| -> anyhow::Result<String> {
         let peer = crate::network::keypair(&keys[i].1)?.public().to_peer_id();
         Ok(format!("/ip4/127.0.0.1/tcp/{}/p2p/{peer}", ports[i].1))
@@ -201,6 +206,7 @@ pub fn up_with(
         config.node.data_dir = dir.join(format!("node{i}"));
         config.http.listen = ([127, 0, 0, 1], ports[i].0).into();
         config.http.admin = admin;
+        config.metrics.listen = Some(([127, 0, 0, 1], ports[i].2).into());
         // Load generators and tests drive a devnet from one loopback address.
         config.http.limits = crate::config::HttpLimits::unlimited();
         config.agent.max_sessions_per_ip = 0;
@@ -222,6 +228,7 @@ pub fn up_with(
         out.push(DevnetNode {
             node: committee[i].clone(),
             http: format!("http://127.0.0.1:{}", ports[i].0),
+            metrics: format!("http://127.0.0.1:{}", ports[i].2),
             config: path,
             pid,
         });

@@ -13,6 +13,7 @@ mod http;
 mod idle;
 mod keyfile;
 mod metrics;
+mod metrics_listener;
 mod network;
 mod priority;
 mod run;

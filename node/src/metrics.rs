@@ -35,20 +35,6 @@ pub struct RejectLabel {
     pub family: String,
 }
 
-/// Labels of one part of a wrong multi-part answer.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct PartLabel {
-    /// The family (a configured one, or `other`).
-    pub family: String,
-    /// The part's position, from 1 (at most [`MAX_PART_LABEL`]; later parts count there).
-    pub part: u8,
-    /// `right` or `wrong`.
-    pub verdict: &'static str,
-}
-
-/// The highest `part` label: later parts are counted under it, keeping the series bounded.
-pub const MAX_PART_LABEL: u8 = 8;
-
 /// Labels of a gossip validation result.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct GossipLabel {
@@ -84,9 +70,6 @@ pub struct Metrics {
     pub rejected: Family<RejectLabel, Counter>,
     /// Answers judged wrong (or too fast) and recorded as final, by family.
     pub answered_wrong: Family<FamilyLabel, Counter>,
-    /// The parts of wrong multi-part answers, by family, part and verdict: for the operator
-    /// (clients are told only that the answer was wrong).
-    pub wrong_answer_parts: Family<PartLabel, Counter>,
     /// Seconds from receipt of a response to its durable verdict.
     pub verify_latency: Histogram,
     /// Responses per verification batch (each batch is one batched signature check and one
@@ -139,7 +122,6 @@ impl Metrics {
             accepted: Family::default(),
             rejected: Family::default(),
             answered_wrong: Family::default(),
-            wrong_answer_parts: Family::default(),
             verify_latency: Histogram::new(exponential_buckets(0.0005, 2.0, 14)),
             verify_batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 10)),
             gossip_acceptance_delay: Histogram::new(GOSSIP_DELAY_BUCKETS.iter().copied()),
@@ -174,12 +156,6 @@ impl Metrics {
             "answers_final_wrong",
             "Answers judged wrong or too fast, recorded as the final answer to their challenge",
             m.answered_wrong.clone(),
-        );
-        r.register(
-            "wrong_answer_parts",
-            "Parts of wrong multi-part answers (narrative_chain), by family, part and verdict: \
-             which parts a wrong answer had right, for the operator only",
-            m.wrong_answer_parts.clone(),
         );
         r.register(
             "verify_latency_seconds",
@@ -335,21 +311,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts the parts of a wrong multi-part answer.
-    pub fn record_wrong_parts(&self, family: &str, parts: &[bool]) {
-        let family = self.family_label(family);
-        for (i, right) in parts.iter().enumerate() {
-            let part = u8::try_from(i + 1).map_or(MAX_PART_LABEL, |p| p.min(MAX_PART_LABEL));
-            self.wrong_answer_parts
-                .get_or_create(&PartLabel {
-                    family: family.clone(),
-                    part,
-                    verdict: if *right { "right" } else { "wrong" },
-                })
-                .inc();
-        }
-    }
-
     /// Counts a dropped message.
     pub fn drop_in(&self, queue: &str) {
         self.drop_many(queue, 1);
@@ -393,32 +354,18 @@ mod tests {
     }
 
     #[test]
-    fn wrong_answer_parts_are_counted_by_part_with_bounded_labels() {
+    fn no_series_tells_which_part_of_a_wrong_answer_was_right() {
         let mut registry = Registry::default();
         let metrics = Metrics::new(&mut registry);
         metrics.preregister(&["narrative_chain"]);
-        metrics.record_wrong_parts("narrative_chain", &[true, false, true]);
-        metrics.record_wrong_parts("narrative_chain", &[false, false, true]);
-        metrics.record_wrong_parts("junk", &[true; 12]);
         let mut text = String::new();
         encode(&mut text, &registry).unwrap();
-        let series = |family: &str, part: u8, verdict: &str| {
-            format!(
-                r#"hco_wrong_answer_parts_total{{family="{family}",part="{part}",verdict="{verdict}"}}"#
-            )
-        };
-        for (part, verdict, n) in [
-            (1, "right", 1),
-            (1, "wrong", 1),
-            (2, "wrong", 2),
-            (3, "right", 2),
-        ] {
-            let line = format!("{} {n}", series("narrative_chain", part, verdict));
-            assert!(text.contains(&line), "{line} in {text}");
+        assert!(text.contains(r#"hco_answers_final_wrong_total{family="narrative_chain"} 0"#));
+        for word in ["part", "verdict"] {
+            assert!(
+                !text.contains(&format!("{word}=")),
+                "{word} label in {text}"
+            );
         }
-        // Parts past the bound share the last label; unknown families count under `other`.
-        let line = format!("{} 5", series("other", MAX_PART_LABEL, "right"));
-        assert!(text.contains(&line), "{line} in {text}");
-        assert!(!text.contains("junk"));
     }
 }

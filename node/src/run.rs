@@ -1,6 +1,6 @@
 //! `hco node run`: opens the ledger, starts the network, the verification batcher, the window
-//! driver and the HTTP gateway, and stops them all on SIGINT/SIGTERM or when a critical task
-//! ends.
+//! driver, the HTTP gateway and (when configured) the metrics listener, and stops them all on
+//! SIGINT/SIGTERM or when a critical task ends.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -69,6 +69,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let mut prometheus = prometheus_client::registry::Registry::default();
     let metrics = Arc::new(Metrics::new(&mut prometheus));
     let connection_metrics = http::conns::ConnMetrics::new(&mut prometheus);
+    let prometheus = Arc::new(prometheus);
     // The committee's work runs on its own runtime, ahead of the clients' (see `priority`);
     // the swarm's sockets are made inside it so that its I/O driver polls them.
     let peers = PeerRuntime::start()?;
@@ -99,6 +100,15 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             )
         })?;
     let http_url = format!("http://{}", listener.local_addr()?);
+    // Metrics have their own listener, never the gateway's (see `metrics_listener`).
+    let scrape = match config.metrics.listen {
+        Some(addr) => Some(crate::metrics_listener::bind(addr).await?),
+        None => None,
+    };
+    let metrics_url = match &scrape {
+        Some(l) => Some(format!("http://{}", l.local_addr()?)),
+        None => None,
+    };
 
     // The swarm reports its listen addresses first; wait for them to announce the node.
     supervisor.spawn_critical_on(peers.handle(), "network", event_loop.run(shutdown.clone()));
@@ -115,10 +125,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         &config.node.data_dir,
         &me,
         &http_url,
+        metrics_url.as_deref(),
         &p2p,
         &params.digest().to_hex(),
     )?;
-    tracing::info!(node = %me, http = %http_url, window_ms = params.window_ms, committee = params.committee.len(), "node started");
+    tracing::info!(node = %me, http = %http_url, metrics = metrics_url.as_deref().unwrap_or("off"), window_ms = params.window_ms, committee = params.committee.len(), "node started");
 
     // A critical task that ends stops the node rather than leaving it limping.
     supervisor.spawn_critical_on(
@@ -167,7 +178,6 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     };
     let state = AppState::new(Shared {
         node,
-        registry: Arc::new(prometheus),
         game,
         streams: Default::default(),
         limits: Arc::new(http::limits::Limits::new(&config.http.limits)),
@@ -179,6 +189,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config.http.request_timeout,
         config.http.admin,
     );
+    if let Some(scrape) = scrape {
+        supervisor.spawn_critical(
+            "metrics listener",
+            crate::metrics_listener::serve(scrape, prometheus, shutdown.clone()),
+        );
+    }
     http::serve(
         listener,
         app,
@@ -220,15 +236,17 @@ fn admission_game(
     )
 }
 
-/// Writes `node.json` into the data directory: how tools and tests find a running node.
+/// Writes `node.json` into the data directory: how tools and tests find a running node
+/// (`metrics` is null when the node has no metrics listener).
 fn announce(
     dir: &Path,
     me: &NodeId,
     http: &str,
+    metrics: Option<&str>,
     p2p: &[String],
     params: &str,
 ) -> anyhow::Result<()> {
-    let info = json!({ "node": me, "http": http, "p2p": p2p, "params_digest": params, "pid": std::process::id() });
+    let info = json!({ "node": me, "http": http, "metrics": metrics, "p2p": p2p, "params_digest": params, "pid": std::process::id() });
     std::fs::write(dir.join("node.json"), serde_json::to_vec_pretty(&info)?)?;
     println!("{info}");
     Ok(())

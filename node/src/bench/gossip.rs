@@ -151,6 +151,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     // `--client-nice`.
     crate::priority::lower_priority(args.client_nice);
     let urls: Vec<String> = nodes.iter().map(|n| n.http.clone()).collect();
+    let metrics_urls: Vec<String> = nodes.iter().map(|n| n.metrics.clone()).collect();
     let committee: Vec<NodeId> = nodes
         .iter()
         .map(|n| n.node.parse())
@@ -197,11 +198,13 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     // that peers must ignore for an identity they do not know yet.
     let settle_start = Instant::now();
     let expected = registered.load(Ordering::Relaxed) as f64 * args.nodes as f64;
-    while settle_start.elapsed() < SETTLE && sum_of(&scrape(&urls), REGISTRATIONS) < expected {
+    while settle_start.elapsed() < SETTLE
+        && sum_of(&scrape(&metrics_urls), REGISTRATIONS) < expected
+    {
         std::thread::sleep(Duration::from_millis(100));
     }
     let registry_settle_s = settle_start.elapsed().as_secs_f64();
-    let before = scrape(&urls);
+    let before = scrape(&metrics_urls);
 
     // The ceremony, with samples followed by the pollers.
     let (sample_tx, sample_rx) = mpsc::channel::<(usize, IdentityId, u64, u64)>();
@@ -255,7 +258,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
     let cpu = meter.read(elapsed);
     // Let the last batches land before counting what every node recorded.
     std::thread::sleep(Duration::from_secs(2));
-    let metrics = scrape(&urls);
+    let metrics = scrape(&metrics_urls);
     let sum = |name: &str| sum_of(&metrics, name);
     let recorded_per_node = urls
         .iter()

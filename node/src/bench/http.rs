@@ -109,7 +109,9 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let mut config = Config::default();
     config.node.key_file = dir.path().join("node.key");
     config.node.data_dir = dir.path().join("ledger");
-    config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
+    let ports = crate::devnet::distinct_ports(2)?;
+    config.http.listen = ([127, 0, 0, 1], ports[0]).into();
+    config.metrics.listen = Some(([127, 0, 0, 1], ports[1]).into());
     // The load comes from one loopback address: measure the node, not its per-client limits.
     config.http.limits = crate::config::HttpLimits::unlimited();
     // A window that begins now: both phases run inside it.
@@ -135,6 +137,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     config.save(&path)?;
     let pid = crate::devnet::spawn(&path, &dir.path().join("node.log"))?;
     let url = format!("http://{}", config.http.listen);
+    let metrics_url = format!("http://127.0.0.1:{}", ports[1]);
     let _stop = KillOnDrop(pid);
     run_at_client_priority(&config);
     wait_healthy(&url, Duration::from_secs(20))?;
@@ -161,7 +164,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let next = AtomicU64::new(0);
     let attempted = AtomicUsize::new(0);
     let limit = Duration::from_secs(args.seconds);
-    let batches_before = verify_batches(&url);
+    let batches_before = verify_batches(&metrics_url);
     let meter = CpuMeter::start(pid);
     let start = Instant::now();
     let clients = run_in_tasks(concurrency, super::threads(None), |_| async {
@@ -185,7 +188,7 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = meter.read(elapsed);
     let server_cpu = cpu.server_s;
-    let batches = verify_batches(&url) - batches_before;
+    let batches = verify_batches(&metrics_url) - batches_before;
     let accepted: usize = clients.iter().map(|c| c.accepted).sum();
     let errors = errors + clients.iter().map(|c| c.errors).sum::<u64>();
     let mut latencies: Vec<Duration> = clients.into_iter().flat_map(|c| c.latencies).collect();
@@ -276,7 +279,7 @@ pub(super) fn register_all(
     codes.into_inner().unwrap_or_default()
 }
 
-/// The verification batches the node at `url` has run so far.
+/// The verification batches the node whose metrics listener is at `url` has run so far.
 fn verify_batches(url: &str) -> f64 {
     sum_of(&scrape(&[url.to_owned()]), "hco_verify_batch_size_count")
 }

@@ -345,7 +345,8 @@ pub fn wait_healthy(url: &str, limit: Duration) -> anyhow::Result<()> {
     anyhow::bail!("the node at {url} did not start; see its log")
 }
 
-/// Every node's metrics, in Prometheus text (empty for a node that does not answer).
+/// Every node's metrics, in Prometheus text, from the metrics listeners at `urls` (empty for a
+/// node that does not answer).
 pub fn scrape(urls: &[String]) -> Vec<String> {
     urls.iter()
         .map(|u| {

@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::{
@@ -417,19 +417,6 @@ pub(crate) fn presence_view(p: &hco_oracle::NetworkParams) -> Value {
         "enabled": enabled,
         "software_authenticators_accepted": enabled && p.presence.accepts_software_authenticators(),
     })
-}
-
-pub async fn metrics(State(state): State<AppState>) -> ApiResult<impl IntoResponse> {
-    let mut text = String::new();
-    prometheus_client::encoding::text::encode(&mut text, &state.registry)
-        .map_err(ApiError::internal)?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        text,
-    ))
 }
 
 async fn admin_peer(state: &AppState, node: &str) -> ApiResult<libp2p::PeerId> {

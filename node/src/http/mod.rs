@@ -59,8 +59,6 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     /// The node.
     pub node: Arc<Node>,
-    /// The metrics registry, for `/metrics`.
-    pub registry: Arc<prometheus_client::registry::Registry>,
     /// The agent-admission game, when enabled.
     pub game: Option<Arc<hco_oracle::admission_game::AdmissionGame>>,
     /// The live streams of `attention` challenges.
@@ -71,7 +69,8 @@ pub struct Shared {
     pub agent_corpus: Arc<crate::corpus::operator::AgentCorpus>,
 }
 
-/// The gateway's routes with body limit and timeout; `admin` adds the test-only routes.
+/// The gateway's routes with body limit and timeout; `admin` adds the test-only routes. Metrics
+/// are not among them: they have their own listener ([`crate::metrics_listener`]).
 pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: bool) -> Router {
     let mut router = Router::new();
     if admin {
@@ -109,7 +108,6 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .route("/v1/windows/{t}/reveals", get(handlers::reveals))
         .route("/v1/evidence", get(handlers::evidence))
         .route("/healthz", get(handlers::healthz))
-        .route("/metrics", get(handlers::metrics))
         .route("/openapi.json", get(openapi::document))
         .route("/", get(page::index))
         .route("/static/{file}", get(page::asset))

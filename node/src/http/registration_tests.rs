@@ -52,7 +52,7 @@ async fn registration_proofs_are_checked_at_the_gateway() {
     let (status, _, _) = call(&h.app, "GET", &path, Body::empty()).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "nothing stored");
     assert_eq!(h.node.oracle.ledger().identity_count(), 0);
-    let (_, _, metrics) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    let (_, _, metrics) = call(&h.metrics, "GET", "/metrics", Body::empty()).await;
     for code in cases.map(|(_, code)| code) {
         let line = format!("hco_rejections_total{{reason=\"{code}\"");
         assert!(metrics.contains(&line), "{metrics}");

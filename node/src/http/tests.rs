@@ -18,6 +18,8 @@ use crate::service::Node;
 
 pub(super) struct Harness {
     pub(super) app: axum::Router,
+    /// The metrics listener's router over the same registry.
+    pub(super) metrics: axum::Router,
     pub(super) node: Arc<Node>,
     pub(super) now: u64,
 }
@@ -54,7 +56,6 @@ pub(super) async fn harness_with(params: hco_oracle::NetworkParams, ledger: Ledg
     let node = Node::start(oracle, net, metrics, clock);
     let state = AppState::new(Shared {
         node: node.clone(),
-        registry: Arc::new(registry),
         game: None,
         streams: Default::default(),
         limits: Arc::new(super::limits::Limits::unlimited()),
@@ -64,6 +65,7 @@ pub(super) async fn harness_with(params: hco_oracle::NetworkParams, ledger: Ledg
     });
     Harness {
         app: router(state, 4096, Duration::from_secs(5), false),
+        metrics: crate::metrics_listener::router(Arc::new(registry)),
         node,
         now,
     }
@@ -162,7 +164,7 @@ async fn bad_input_gets_codes_and_leaves_no_state() {
         (status, body["code"].as_str()),
         (StatusCode::BAD_REQUEST, Some("bad_request"))
     );
-    let (_, _, metrics) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    let (_, _, metrics) = call(&h.metrics, "GET", "/metrics", Body::empty()).await;
     assert!(
         metrics.contains("hco_rejections_total{reason=\"unknown_identity\""),
         "{metrics}"
@@ -232,19 +234,25 @@ async fn a_round_trip_through_the_router() {
         "/v1/challenges",
         "/v1/responses",
         "/v1/windows/{t}/proofs/{id}",
-        "/metrics",
     ] {
         assert!(
             doc["paths"].get(path).is_some(),
             "{path} missing from the OpenAPI document"
         );
     }
+    // Metrics have their own listener: the gateway neither serves nor documents them.
+    assert!(doc["paths"].get("/metrics").is_none());
+    let (status, body, _) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
 }
 
 #[tokio::test]
 async fn the_grafana_dashboard_only_uses_metrics_the_node_exports() {
     let h = harness().await;
-    let (_, _, metrics) = call(&h.app, "GET", "/metrics", Body::empty()).await;
+    let (_, _, metrics) = call(&h.metrics, "GET", "/metrics", Body::empty()).await;
     let dashboard = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../configs/grafana/hco-node.json"

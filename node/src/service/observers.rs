@@ -1,7 +1,7 @@
 //! What the node is told by its oracle as it happens, turned into logs and metrics: evidence
 //! against committee members (whenever and however it is stored), and which parts of a wrong
-//! multi-part answer were right (for the operator only: the client is told the answer was
-//! wrong, never which part).
+//! multi-part answer were right — in the debug log only, for the operator: the client is told
+//! the answer was wrong, never which part, and no metric says it either (metrics can leak).
 
 use hco_oracle::Oracle;
 
@@ -19,8 +19,7 @@ pub(super) fn install(oracle: &Oracle, metrics: &std::sync::Arc<Metrics>) {
     if !observed {
         tracing::error!("the oracle's evidence is already observed: this node does not count it");
     }
-    // Which parts of a wrong narrative answer were right: logs and metrics only.
-    let counted = metrics.clone();
+    // Which parts of a wrong narrative answer were right: the debug log only.
     let observed = oracle.observe_part_verdicts(move |v| {
         let parts: Vec<&str> = v
             .parts
@@ -35,11 +34,10 @@ pub(super) fn install(oracle: &Oracle, metrics: &std::sync::Arc<Metrics>) {
             parts = %parts.join(","),
             "wrong answer, part by part"
         );
-        counted.record_wrong_parts(v.family, v.parts);
     });
     if !observed {
         tracing::error!(
-            "the oracle's part verdicts are already observed: this node does not count them"
+            "the oracle's part verdicts are already observed: this node does not log them"
         );
     }
 }

@@ -169,14 +169,8 @@ fn evidence_count(net: &Devnet, node: usize) -> usize {
 
 /// `hco_peers_banned_total` of `node` (an unlabelled counter).
 fn banned(net: &Devnet, node: usize) -> f64 {
-    let text = crate::support::agent()
-        .get(&format!("{}/metrics", net.url(node)))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    text.lines()
+    crate::support::metrics_text(&net.metrics_url(node))
+        .lines()
         .find_map(|l| l.strip_prefix("hco_peers_banned_total "))
         .expect("no hco_peers_banned_total in /metrics")
         .trim()

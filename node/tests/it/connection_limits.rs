@@ -105,7 +105,7 @@ async fn a_connection_without_a_request_head_in_time_or_idle_too_long_is_closed(
 
     let closed = |reason: &str| {
         metric(
-            &node.url,
+            &node.metrics_url,
             &format!("hco_http_connections_closed_total{{reason=\"{reason}\"}}"),
         )
     };
@@ -159,7 +159,7 @@ async fn an_address_over_its_connection_cap_is_refused_while_its_open_ones_work(
     }
     assert!(
         metric(
-            &node.url,
+            &node.metrics_url,
             "hco_http_connections_closed_total{reason=\"per_ip_limit\"}"
         ) >= 1.0
     );
@@ -196,10 +196,10 @@ async fn a_full_connection_budget_sheds_idle_connections_for_new_clients() {
     for c in &mut honest {
         assert_eq!(get(c, "/healthz").await.map(|r| r.0), Some(200));
     }
-    assert_eq!(metric(&node.url, "hco_http_connection_budget"), 8.0);
+    assert_eq!(metric(&node.metrics_url, "hco_http_connection_budget"), 8.0);
     assert!(
         metric(
-            &node.url,
+            &node.metrics_url,
             "hco_http_connections_closed_total{reason=\"shed\"}"
         ) >= 5.0
     );

@@ -64,7 +64,7 @@ fn node_address(node: &Single) -> (Multiaddr, PeerId) {
 }
 
 fn metric(node: &Single, name: &str) -> f64 {
-    crate::support::metric(&node.url, name)
+    crate::support::metric(&node.metrics_url, name)
 }
 
 /// Runs the swarm until `done` says so or the time runs out; returns whether it finished.

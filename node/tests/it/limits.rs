@@ -163,7 +163,7 @@ async fn a_flooding_client_gets_429_while_another_is_served() {
         );
     }
 
-    let (_, _, metrics) = http_text(&node, 17, "GET", "/metrics", None).await;
+    let metrics = crate::support::metrics_text(&node.metrics_url);
     assert!(
         metrics.contains(r#"hco_rejections_total{reason="rate_limited",family="none"}"#),
         "{metrics}"

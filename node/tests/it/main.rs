@@ -20,5 +20,6 @@ mod devnet;
 mod forwarding;
 mod gossip;
 mod limits;
+mod metrics_listener;
 mod priority;
 mod support;

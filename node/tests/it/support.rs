@@ -56,6 +56,11 @@ impl Devnet {
         self.nodes[i]["http"].as_str().unwrap().to_owned()
     }
 
+    /// Node `i`'s metrics listener (`GET /metrics` there; its gateway does not serve them).
+    pub fn metrics_url(&self, i: usize) -> String {
+        self.nodes[i]["metrics"].as_str().unwrap().to_owned()
+    }
+
     pub fn node_id(&self, i: usize) -> String {
         self.nodes[i]["node"].as_str().unwrap().to_owned()
     }
@@ -160,16 +165,22 @@ pub fn get(base: &str, path: &str) -> Option<Value> {
     r.body_mut().read_json().ok()
 }
 
-/// The sum of a node's Prometheus series named `name` (every label set).
-pub fn metric(base: &str, name: &str) -> f64 {
-    let text = agent()
+/// What a node's metrics listener at `base` serves at `/metrics` (Prometheus text).
+pub fn metrics_text(base: &str) -> String {
+    agent()
         .get(&format!("{base}/metrics"))
         .call()
         .unwrap()
         .body_mut()
         .read_to_string()
-        .unwrap();
-    text.lines()
+        .unwrap()
+}
+
+/// The sum of a node's Prometheus series named `name` (every label set), from its metrics
+/// listener at `base`.
+pub fn metric(base: &str, name: &str) -> f64 {
+    metrics_text(base)
+        .lines()
         .filter(|l| l.starts_with(name))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
@@ -230,21 +241,29 @@ pub fn hco_json(args: &[&str]) -> (bool, Value) {
 /// One node started from a config written by the test (for parameters devnet does not set).
 pub struct Single {
     pub dir: tempfile::TempDir,
+    /// The client gateway.
     pub url: String,
+    /// The metrics listener (`GET /metrics` there).
+    pub metrics_url: String,
     pub pid: u32,
 }
 
 impl Single {
-    /// Starts a one-node network with `extra` appended to its config.
+    /// Starts a one-node network with `extra` appended to its config (after its `[http]`
+    /// section's `listen`, so bare keys there are gateway settings).
     pub fn start(extra: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let http = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        // Both held until both are chosen, so the two ports differ.
+        let held: Vec<std::net::TcpListener> = (0..2)
+            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+            .collect();
+        let port = |i: usize| held[i].local_addr().unwrap().port();
+        let (http, metrics) = (port(0), port(1));
+        drop(held);
         let config = format!(
-            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:{http}\"\n{extra}\n"
+            "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n\
+             [metrics]\nlisten = \"127.0.0.1:{metrics}\"\n\
+             [http]\nlisten = \"127.0.0.1:{http}\"\n{extra}\n"
         );
         let path = dir.path().join("node.toml");
         std::fs::write(&path, config).unwrap();
@@ -258,7 +277,12 @@ impl Single {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Self { dir, url, pid }
+        Self {
+            dir,
+            url,
+            metrics_url: format!("http://127.0.0.1:{metrics}"),
+            pid,
+        }
     }
 }
 

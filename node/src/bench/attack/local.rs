@@ -36,6 +36,8 @@ impl LocalNode {
         config.node.data_dir = dir.path().join("ledger");
         config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
         config.http.admin = false;
+        // Not scraped; a shipped config's fixed metrics port would clash between the bench's nodes.
+        config.metrics.listen = None;
         // The attackers play from one loopback address: measure the families, not the limits.
         config.http.limits = crate::config::HttpLimits::unlimited();
         config.agent.max_sessions_per_ip = 0;

@@ -84,7 +84,9 @@ pub fn run(args: &FloodArgs) -> anyhow::Result<()> {
     let mut config = Config::default();
     config.node.key_file = dir.path().join("node.key");
     config.node.data_dir = dir.path().join("ledger");
-    config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
+    let ports = crate::devnet::distinct_ports(2)?;
+    config.http.listen = ([127, 0, 0, 1], ports[0]).into();
+    config.metrics.listen = Some(([127, 0, 0, 1], ports[1]).into());
     let production = HttpLimits::default();
     config.http.limits = HttpLimits {
         per_ip_connections: production.per_ip_connections,
@@ -99,6 +101,7 @@ pub fn run(args: &FloodArgs) -> anyhow::Result<()> {
     let _node = KillOnDrop(crate::devnet::spawn(&path, &dir.path().join("node.log"))?);
     run_at_client_priority(&config);
     let url = format!("http://{}", config.http.listen);
+    let metrics_url = format!("http://127.0.0.1:{}", ports[1]);
     wait_healthy(&url, Duration::from_secs(30))?;
     let addr = config.http.listen;
     let phase = Duration::from_secs(args.idle_seconds.max(1));
@@ -135,7 +138,7 @@ pub fn run(args: &FloodArgs) -> anyhow::Result<()> {
             let mut peak = 0.0f64;
             while sampling.load(Ordering::Relaxed) {
                 peak = peak.max(sum_of(
-                    &scrape(std::slice::from_ref(&url)),
+                    &scrape(std::slice::from_ref(&metrics_url)),
                     "hco_http_connections ",
                 ));
                 std::thread::sleep(Duration::from_millis(500));
@@ -147,7 +150,7 @@ pub fn run(args: &FloodArgs) -> anyhow::Result<()> {
         peak = sampler.join().unwrap_or(0.0);
         measured
     });
-    let metrics = scrape(std::slice::from_ref(&url));
+    let metrics = scrape(std::slice::from_ref(&metrics_url));
     let held_at_end = held.open.load(Ordering::Relaxed);
     stop.cancel();
     runtime.shutdown_timeout(Duration::from_secs(5));

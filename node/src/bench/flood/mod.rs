@@ -151,8 +151,9 @@ fn disk_mb(dir: &Path) -> f64 {
     (walk(dir) as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0
 }
 
-fn pruned(gw: &Wire) -> u64 {
-    let Ok(reply) = gw.get("/metrics") else {
+/// Identities the node has pruned, from its metrics listener `metrics`.
+fn pruned(metrics: &Wire) -> u64 {
+    let Ok(reply) = metrics.get("/metrics") else {
         return 0;
     };
     reply
@@ -173,7 +174,9 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
     let mut config = Config::default();
     config.node.key_file = dir.path().join("node.key");
     config.node.data_dir = dir.path().join("ledger");
-    config.http.listen = ([127, 0, 0, 1], crate::devnet::free_port()?).into();
+    let ports = crate::devnet::distinct_ports(2)?;
+    config.http.listen = ([127, 0, 0, 1], ports[0]).into();
+    config.metrics.listen = Some(([127, 0, 0, 1], ports[1]).into());
     config.http.limits = HttpLimits::unlimited();
     config.ledger.idle_identity_windows = 1;
     config.agent.enabled = false;
@@ -300,11 +303,12 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         .map(|(_, n)| n)
         .sum();
 
-    // Pruning: the junk is idle; wait (bounded) until the member has removed it.
-    let gw = Wire::new(&url);
+    // Pruning: the junk is idle; wait (bounded) until the member has removed it (its metrics
+    // listener says so).
+    let metrics = Wire::new(&format!("http://127.0.0.1:{}", ports[1]));
     let wait_limit = Duration::from_secs(args.window_seconds.max(2) * 4 + 60);
     let start = Instant::now();
-    while pruned(&gw) < junk_registered && start.elapsed() < wait_limit {
+    while pruned(&metrics) < junk_registered && start.elapsed() < wait_limit {
         std::thread::sleep(Duration::from_millis(500));
     }
     // Give sled a moment to write its compacted segments before measuring.
@@ -314,7 +318,7 @@ pub fn run(args: FloodArgs) -> anyhow::Result<()> {
         .unwrap_or(0.0)
         .max(disk_mb(&config.node.data_dir));
     let after_prune = disk_mb(&config.node.data_dir);
-    let identities_pruned = pruned(&gw);
+    let identities_pruned = pruned(&metrics);
     // sled keeps the freed space; stopped, the member gives it back (`hco node compact`).
     drop(node);
     let compact_start = Instant::now();

@@ -137,14 +137,8 @@ pub fn evidence(net: &Devnet, node: usize) -> Vec<Value> {
 
 /// The sum of the metric lines of `name` whose labels contain every one of `labels`.
 pub fn metric(net: &Devnet, node: usize, name: &str, labels: &[&str]) -> f64 {
-    let text = crate::support::agent()
-        .get(&format!("{}/metrics", net.url(node)))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    text.lines()
+    crate::support::metrics_text(&net.metrics_url(node))
+        .lines()
         .filter(|l| l.starts_with(&format!("{name}{{")))
         .filter(|l| labels.iter().all(|want| l.contains(want)))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
