@@ -212,7 +212,7 @@ mod tests {
             "the starter corpus is reused"
         );
         assert_eq!(view["schedule"]["windows_remaining"], Value::Null);
-        assert_eq!(view["schedule"]["sets_this_window"], 1);
+        assert_eq!(view["schedule"]["sets_this_window"], 2);
     }
 
     #[test]

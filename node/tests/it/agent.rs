@@ -378,7 +378,7 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
         "{stderr}"
     );
 
-    // Served: the operator's corpus, in the admission game's rounds, one set per window. The
+    // Served: the operator's corpus, in the admission game's rounds, the game's set of the window. The
     // windows are long enough that the test runs in window 0, where the schedule starts.
     let node = Single::start(&format!(
         "[network]\nwindow = \"36500d\"\n[network.narrative]\nreuse = false\n\
@@ -397,18 +397,23 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     assert_eq!(view["agent_corpus"]["public_answer_key"], false, "{view}");
     let sets = Corpus::embedded().sets().len();
     assert_eq!(view["agent_corpus"]["sets"], sets);
-    // Window 0 uses the first of `sets` windows of fresh sets; every session shows its set.
+    // Window 0 uses the first of `sets / 2` windows of fresh sets (two a window: one for its
+    // challenges, one for the game); every session shows the game's set.
     let schedule = &view["agent_corpus"]["schedule"];
     assert_eq!(view["t"], 0, "{view}");
-    assert_eq!(schedule["windows_remaining"], sets, "{view}");
-    assert_eq!(schedule["sets_this_window"], 1, "{view}");
+    assert_eq!(schedule["windows_remaining"], sets / 2, "{view}");
+    assert_eq!(schedule["sets_this_window"], 2, "{view}");
     let narratives: std::collections::BTreeSet<String> = (0..4)
         .map(|_| start(&node)["narrative"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(narratives.len(), 1, "one set this window: {narratives:?}");
+    assert_eq!(
+        narratives.len(),
+        1,
+        "one game set this window: {narratives:?}"
+    );
     assert_eq!(
         crate::support::metric(&node.metrics_url, "hco_narrative_windows_remaining"),
-        sets as f64
+        (sets / 2) as f64
     );
 }
 

@@ -90,6 +90,7 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
         committee: vec![testing::node_id(node)],
         quorum: 1,
         issuer_fallback: 0,
+        rotate_issuers: false,
         max_clock_skew_ms: 30_000,
         prompt_jitter_ms: s.slots.prompt_jitter.as_millis() as u64,
         registration_pow_bits: 0,
