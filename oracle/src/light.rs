@@ -46,6 +46,17 @@ pub enum CertError {
         /// The class asked about.
         expected: Class,
     },
+    /// A quorum that is not a strict majority of the committee (a verifier with quorum 0 would
+    /// accept a certificate without a signature), or a committee listing a key twice.
+    #[error(
+        "quorum {quorum} is not a strict majority of a committee of {committee} distinct members"
+    )]
+    BadQuorum {
+        /// The quorum asked for.
+        quorum: u32,
+        /// Distinct committee members.
+        committee: usize,
+    },
     /// The proof's tree size differs from the certified count.
     #[error("the proof is for a set of {proof} identities, the certificate has {certified}")]
     CountMismatch {
@@ -68,6 +79,7 @@ impl CertError {
             CertError::NotIncluded(_) => "not_included",
             CertError::CountMismatch { .. } => "count_mismatch",
             CertError::WrongClass { .. } => "wrong_class",
+            CertError::BadQuorum { .. } => "bad_quorum",
         }
     }
 }
@@ -81,13 +93,23 @@ pub struct LightVerifier {
 }
 
 impl LightVerifier {
-    /// A verifier for a committee and quorum.
-    pub fn new(committee: Vec<NodeId>, quorum: u32) -> Self {
-        Self {
+    /// A verifier for a committee and quorum: `bad_quorum` unless the committee lists distinct
+    /// keys and the quorum is a strict majority of them (`n/2 < quorum ≤ n`). The quorum is the
+    /// number in `GET /v1/params` (`params.quorum`), never a config file's `0`.
+    pub fn new(committee: Vec<NodeId>, quorum: u32) -> Result<Self, CertError> {
+        let distinct: std::collections::BTreeSet<_> = committee.iter().collect();
+        let n = committee.len();
+        if distinct.len() != n || !(n / 2 < quorum as usize && quorum as usize <= n) {
+            return Err(CertError::BadQuorum {
+                quorum,
+                committee: distinct.len(),
+            });
+        }
+        Ok(Self {
             committee,
             quorum,
             params: None,
-        }
+        })
     }
 
     /// Also require the certificate to name these network parameters.

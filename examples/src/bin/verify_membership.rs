@@ -55,7 +55,7 @@ fn main() -> anyhow::Result<()> {
 
     // The whole check: committee signatures on the window summary, then the Merkle path.
     let verifier =
-        LightVerifier::new(params.committee.clone(), params.quorum).with_params(params.digest());
+        LightVerifier::new(params.committee.clone(), params.quorum)?.with_params(params.digest());
     let class: Option<Class> = match arg(&args, "--class") {
         Ok(c) => Some(c.parse().map_err(anyhow::Error::msg)?),
         Err(_) => None,

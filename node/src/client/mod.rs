@@ -510,7 +510,7 @@ fn proof(
         Err((code, message)) => bail!("no proof: {code}: {message}"),
     };
     let verifier =
-        LightVerifier::new(params.committee.clone(), params.quorum).with_params(params.digest());
+        LightVerifier::new(params.committee.clone(), params.quorum)?.with_params(params.digest());
     let checked = match class {
         Some(class) => verifier
             .verify_member_of_class(&view.certificate, id, class, &view.proof)

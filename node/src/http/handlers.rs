@@ -380,7 +380,7 @@ pub async fn proof(
     // Never serve a proof that does not verify.
     let p = state.node.oracle.params();
     LightVerifier::new(p.committee.clone(), p.quorum)
-        .verify_membership(&certificate, &id, &proof)
+        .and_then(|v| v.verify_membership(&certificate, &id, &proof))
         .map_err(ApiError::internal)?;
     Ok(Json(ProofView { certificate, proof }))
 }

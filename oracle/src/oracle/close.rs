@@ -132,9 +132,9 @@ impl Oracle {
     /// The first certificate of a window is kept: one of another summary is refused with
     /// [`Reason::CertificateConflict`] (see [`Oracle::conflicting_certificate`]).
     pub fn add_certificate(&self, cert: &WindowCertificate) -> Outcome<()> {
-        let verifier = crate::LightVerifier::new(self.params.committee.clone(), self.params.quorum)
-            .with_params(self.params_digest);
-        if let Err(e) = verifier.verify_certificate(cert) {
+        let checked = crate::LightVerifier::new(self.params.committee.clone(), self.params.quorum)
+            .and_then(|v| v.with_params(self.params_digest).verify_certificate(cert));
+        if let Err(e) = checked {
             return Ok(Err(Reason::Malformed(e.to_string())));
         }
         match self.ledger.put_certificate(cert)? {

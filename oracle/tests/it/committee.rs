@@ -83,6 +83,7 @@ fn window_to_certificate_to_offline_proof_to_audit() {
     assert_eq!(cert.summary.count, 12);
 
     let verifier = LightVerifier::new(net.params.committee.clone(), net.params.quorum)
+        .unwrap()
         .with_params(net.params.digest());
     let member = hco_oracle::IdentityId(agents[0].verifying_key().to_bytes());
     let (cert_again, proof) = net.oracles[2].membership(0, &member).unwrap().unwrap();
@@ -140,10 +141,27 @@ fn window_to_certificate_to_offline_proof_to_audit() {
         verifier.verify_certificate(&forged).unwrap_err().code(),
         "bad_signature"
     );
-    let outsider = LightVerifier::new(vec![net.params.committee[0]], 1);
+    let outsider = LightVerifier::new(vec![net.params.committee[0]], 1).unwrap();
     assert_eq!(
         outsider.verify_certificate(&cert).unwrap_err().code(),
         "not_in_committee"
+    );
+    // A quorum that is not a strict majority is refused when the verifier is made: quorum 0
+    // would accept a certificate with no signature at all.
+    let n = net.params.committee.len() as u32;
+    for quorum in [0, n / 2, n + 1] {
+        assert_eq!(
+            LightVerifier::new(net.params.committee.clone(), quorum)
+                .unwrap_err()
+                .code(),
+            "bad_quorum",
+            "quorum {quorum} of {n}"
+        );
+    }
+    let twice = vec![net.params.committee[0]; 3];
+    assert!(
+        LightVerifier::new(twice, 2).is_err(),
+        "a committee listing one key twice"
     );
 
     // Every node's audit is clean.

@@ -642,8 +642,9 @@ fn automata(
     let mut params = prod_like(&node_key, human_steps);
     params.presence = prod_presence(attestation);
     let o = node(&params, &node_key);
-    let verifier =
-        LightVerifier::new(params.committee.clone(), params.quorum).with_params(params.digest());
+    let verifier = LightVerifier::new(params.committee.clone(), params.quorum)
+        .unwrap()
+        .with_params(params.digest());
     let now = params.window_start(0);
     let mut bots: Vec<Automaton> = (0..identities)
         .map(|i| Automaton::join(&o, testing::key(10_000 + i), now))

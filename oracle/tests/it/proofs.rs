@@ -74,6 +74,7 @@ fn a_member_short_of_the_certified_set_serves_proofs_once_it_catches_up() {
 
     assert_eq!(short.record_remote(&missed).unwrap().unwrap(), 1);
     let verifier = LightVerifier::new(net.params.committee.clone(), net.params.quorum)
+        .unwrap()
         .with_params(net.params.digest());
     for id in [first, late] {
         let (served_cert, proof) = short.membership(0, &id).unwrap().unwrap();

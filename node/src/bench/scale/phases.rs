@@ -75,7 +75,7 @@ pub fn proofs(
     t: u64,
     sample: &[IdentityId],
 ) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
-    let verifier = LightVerifier::new(oracle.params().committee.clone(), oracle.params().quorum)
+    let verifier = LightVerifier::new(oracle.params().committee.clone(), oracle.params().quorum)?
         .with_params(oracle.params().digest());
     let (mut served, mut verified) = (Vec::new(), Vec::new());
     for id in sample {
