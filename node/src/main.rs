@@ -32,8 +32,8 @@ use keyfile::KeyKind;
 
 /// The process's allocator: jemalloc. Under `hco bench http` glibc's allocator took about a
 /// tenth of the node's CPU; with jemalloc the node used about 15 % less CPU per acceptance for
-/// 10–16 MB more resident memory (measured in one sitting, see "Serving load" in the operator
-/// guide).
+/// 10–16 MB more resident memory (measured in one sitting, see "Serving load" in
+/// docs/benchmarks.md).
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -15,7 +15,7 @@ const MAX_BATCH: usize = 64;
 /// A batch is checked in well under a millisecond, so without this requests would arrive one by
 /// one between batches (as they did under `hco bench http`). Measured on one core of the 2-core
 /// build machine, one signature alone costs 37–44 µs, and 17–18 µs each in a batch of 8 (see
-/// "Serving load" in the operator guide). Requests wait up to 1 ms more (2 at the timer's
+/// "Serving load" in docs/benchmarks.md). Requests wait up to 1 ms more (2 at the timer's
 /// granularity) for their challenge; a lone request on a quiet node does not wait.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
 /// A batch of fewer than 16 requests waits for the one in flight, gathering more (see

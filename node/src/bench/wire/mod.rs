@@ -16,7 +16,7 @@
 //! sleeping thread, and the node paid for that wake-up inside its own send (the loopback path
 //! delivers on the sender's core). Under `hco bench http` with 64 clients, the same load from
 //! tasks on two threads cost the load generator about a fifth and the node a few percent less
-//! CPU per acceptance (see "Serving load" in the operator guide).
+//! CPU per acceptance (see "Serving load" in docs/benchmarks.md).
 
 mod blocking;
 mod tasks;
