@@ -25,7 +25,7 @@ use super::{Attack, Session, Verdict};
 pub(super) const NARRATIVE_CHAIN: &str = "narrative_chain";
 
 /// The parts of a chain prompt: (narrative, question) in order.
-fn parts(text: &str) -> Vec<(&str, &str)> {
+pub(crate) fn parts(text: &str) -> Vec<(&str, &str)> {
     text.split("\n\n=== Part ")
         .skip(1)
         .filter_map(|part| {

@@ -16,6 +16,7 @@ pub mod attention;
 pub mod baseline;
 pub mod interactive;
 pub mod ocr;
+pub mod oracle;
 pub mod presence;
 pub mod qa_ranking;
 pub mod session;

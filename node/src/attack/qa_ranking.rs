@@ -209,6 +209,21 @@ fn typed_candidates(
     out
 }
 
+/// The question's content words with their rarity among the narrative's sentences.
+fn rarity(narrative: &str, asked: &HashSet<String>) -> HashMap<String, f64> {
+    let sentences: Vec<HashSet<String>> = narrative
+        .split(['.', '\n', ';'])
+        .map(|s| s.split_whitespace().map(stem).collect())
+        .collect();
+    asked
+        .iter()
+        .map(|w| {
+            let df = sentences.iter().filter(|s| s.contains(w)).count() as f64;
+            (w.clone(), (1.0 + sentences.len() as f64 / (1.0 + df)).ln())
+        })
+        .collect()
+}
+
 /// The best-ranked candidate of the question's answer type (then of any type), if the
 /// narrative has one.
 pub fn rank(narrative: &str, question: &str) -> Option<String> {
@@ -216,17 +231,8 @@ pub fn rank(narrative: &str, question: &str) -> Option<String> {
     let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
     let asked = content(question);
     // Rarity of each question word among the narrative's sentences.
-    let sentences: Vec<HashSet<String>> = narrative
-        .split(['.', '\n', ';'])
-        .map(|s| s.split_whitespace().map(stem).collect())
-        .collect();
-    let idf: HashMap<&str, f64> = asked
-        .iter()
-        .map(|w| {
-            let df = sentences.iter().filter(|s| s.contains(w)).count() as f64;
-            (w.as_str(), (1.0 + sentences.len() as f64 / (1.0 + df)).ln())
-        })
-        .collect();
+    let rare = rarity(narrative, &asked);
+    let idf: HashMap<&str, f64> = rare.iter().map(|(w, s)| (w.as_str(), *s)).collect();
     [
         asked_type(question),
         AnswerType::Entity,
@@ -245,6 +251,206 @@ pub fn rank(narrative: &str, question: &str) -> Option<String> {
         }
         best.map(|(_, c)| c)
     })
+}
+
+/// Every answer the reader can form from the narrative, best first, each once (compared
+/// case-folded), at most `limit`: the candidates of the question's answer type as [`rank`]
+/// ranks them (its answer first), then those of the other types; then two-word phrases
+/// (`cron job`, `Halden Bank`); then, for a question asking for a number, the differences,
+/// ratios, sums and products of two of the narrative's numbers. Phrases and pairs are ranked
+/// by the question's words around them, as single candidates are. What an attacker allowed to
+/// guess again tries, in order.
+pub fn ranked(narrative: &str, question: &str, limit: usize) -> Vec<String> {
+    let tokens: Vec<&str> = narrative.split_whitespace().collect();
+    let stems: Vec<String> = tokens.iter().map(|w| stem(w)).collect();
+    let asked = content(question);
+    let rare = rarity(narrative, &asked);
+    let idf: HashMap<&str, f64> = rare.iter().map(|(w, s)| (w.as_str(), *s)).collect();
+    let score =
+        |at: usize| window_score(&stems, at, &idf) + 0.5 * at as f64 / tokens.len().max(1) as f64;
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut push = |answer: String, out: &mut Vec<String>| {
+        if out.len() < limit && seen.insert(answer.to_lowercase()) {
+            out.push(answer);
+        }
+    };
+    let kind = match asked_type(question) {
+        AnswerType::Numeric => AnswerType::Numeric,
+        _ if asks_number(question) => AnswerType::Numeric,
+        other => other,
+    };
+    let typed = |kind: AnswerType| {
+        let mut scored: Vec<(bool, f64, usize, String)> =
+            typed_candidates(narrative, question, kind)
+                .into_iter()
+                .map(|(at, word, placed)| (placed, score(at), at, word))
+                .collect();
+        // As `rank` chooses: placed labels first, then the score, ties to the later mention.
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(b.2.cmp(&a.2)));
+        scored.into_iter().map(|(_, _, _, w)| w).collect::<Vec<_>>()
+    };
+    let asked_stems: HashSet<String> = question.split_whitespace().map(stem).collect();
+    let headers = header_words(narrative);
+    let plain = |raw: &str| {
+        let w = bare(raw);
+        !w.is_empty()
+            && w.chars().all(|c| c.is_alphanumeric() || c == '-')
+            && w.chars().any(char::is_alphabetic)
+            && !is_stop(w)
+            && !headers.contains(w)
+    };
+    // Any content word, for labels a scheme names in plain lowercase (`gold requires …`).
+    let mut words: Vec<(f64, String)> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, raw)| {
+            plain(raw) && bare(raw).len() > 2 && !asked_stems.contains(&stem(bare(raw)))
+        })
+        .map(|(i, raw)| (score(i), bare(raw).to_owned()))
+        .collect();
+    words.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut phrases: Vec<(f64, String)> = tokens
+        .windows(2)
+        .enumerate()
+        .filter(|(_, pair)| {
+            plain(pair[0])
+                && plain(pair[1])
+                && !pair[0].ends_with([',', ';', ':', '.', ')'])
+                && !(asked_stems.contains(&stem(pair[0])) && asked_stems.contains(&stem(pair[1])))
+        })
+        .map(|(i, pair)| {
+            (
+                score(i).max(score(i + 1)),
+                format!("{} {}", bare(pair[0]), bare(pair[1])),
+            )
+        })
+        .collect();
+    phrases.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let words = words.into_iter().map(|(_, w)| w);
+    let phrases = phrases.into_iter().map(|(_, p)| p);
+    let sequence: Vec<String> = match kind {
+        AnswerType::Numeric => typed(AnswerType::Numeric)
+            .into_iter()
+            .chain(
+                arithmetic(&tokens, question, &score)
+                    .into_iter()
+                    .take(ARITHMETIC),
+            )
+            .chain(typed(AnswerType::Entity))
+            .chain(typed(AnswerType::Label))
+            .chain(words)
+            .chain(phrases)
+            .collect(),
+        AnswerType::Label => typed(AnswerType::Label)
+            .into_iter()
+            .chain(words)
+            .chain(phrases)
+            .chain(typed(AnswerType::Entity))
+            .chain(typed(AnswerType::Numeric))
+            .collect(),
+        AnswerType::Entity => typed(AnswerType::Entity)
+            .into_iter()
+            .chain(typed(AnswerType::Label))
+            .chain(phrases)
+            .chain(words)
+            .chain(typed(AnswerType::Numeric))
+            .collect(),
+    };
+    for answer in sequence {
+        push(answer, &mut out);
+    }
+    out
+}
+
+/// Wordings of a question asking for a number that [`asked_type`] leaves to the linter's guess
+/// (the guess [`rank`] keeps).
+fn asks_number(question: &str) -> bool {
+    // Whole words only: "preparations" does not ask for a ratio.
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let q = format!(" {} ", words.join(" "));
+    [
+        "factor",
+        "multiple",
+        "ratio",
+        "which day",
+        "what day",
+        "how many",
+        "how much",
+        "percentage",
+        "what share",
+        "what fraction",
+    ]
+    .iter()
+    .any(|cue| q.contains(&format!(" {cue} ")))
+}
+
+/// Computed numbers tried for a numeric question, at most.
+const ARITHMETIC: usize = 32;
+
+/// The narrative numbers nearest the question's words, at most this many, combined in pairs.
+const PAIRED_NUMBERS: usize = 8;
+
+/// Differences, ratios, sums and products of two of the narrative's numbers (the best-placed
+/// ones), the operation the question's wording suggests first, pairs by their summed scores.
+fn arithmetic(tokens: &[&str], question: &str, score: &dyn Fn(usize) -> f64) -> Vec<String> {
+    let mut numbers: Vec<(f64, f64)> = Vec::new();
+    for (i, raw) in tokens.iter().enumerate() {
+        let word = bare(raw).trim_end_matches('%').replace(',', "");
+        let Ok(value) = word.parse::<f64>() else {
+            continue;
+        };
+        if !value.is_finite() {
+            continue;
+        }
+        let s = score(i);
+        match numbers.iter_mut().find(|(v, _)| *v == value) {
+            Some(entry) => entry.1 = entry.1.max(s),
+            None => numbers.push((value, s)),
+        }
+    }
+    numbers.sort_by(|a, b| b.1.total_cmp(&a.1));
+    numbers.truncate(PAIRED_NUMBERS);
+    let q = question.to_lowercase();
+    let has = |cues: &[&str]| cues.iter().any(|c| q.contains(c));
+    let mut ops: Vec<fn(f64, f64) -> Option<f64>> = Vec::new();
+    let diff: fn(f64, f64) -> Option<f64> = |a, b| (a > b).then_some(a - b);
+    let ratio: fn(f64, f64) -> Option<f64> = |a, b| (b != 0.0 && a > b).then(|| a / b);
+    let sum: fn(f64, f64) -> Option<f64> = |a, b| Some(a + b);
+    let product: fn(f64, f64) -> Option<f64> = |a, b| Some(a * b);
+    if has(&["factor", "multiple", "times", "ratio", "fold"]) {
+        ops.extend([ratio, diff, sum, product]);
+    } else if has(&["sum", "total", "together", "combined", "in all"]) {
+        ops.extend([sum, diff, ratio, product]);
+    } else {
+        ops.extend([diff, ratio, sum, product]);
+    }
+    let mut out: Vec<(usize, f64, String)> = Vec::new();
+    for (rank_op, op) in ops.iter().enumerate() {
+        for (i, (a, sa)) in numbers.iter().enumerate() {
+            for (b, sb) in numbers.iter().skip(i + 1) {
+                for (x, y) in [(*a, *b), (*b, *a)] {
+                    if let Some(v) = op(x, y).filter(|v| v.is_finite() && *v > 0.0) {
+                        out.push((rank_op, sa + sb, number(v)));
+                    }
+                }
+            }
+        }
+    }
+    // The suggested operation's pairs, best-placed first, then the next operation's.
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    out.into_iter().map(|(_, _, v)| v).collect()
+}
+
+/// A computed number as a narrative writes it: no trailing zeros, at most four decimals.
+fn number(v: f64) -> String {
+    let text = format!("{v:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_owned()
 }
 
 /// The question words near position `at`, each counted once at its closest, weighted by rarity
@@ -268,6 +474,50 @@ mod tests {
     use hco_challenges::narrative::Corpus;
 
     use super::*;
+
+    #[test]
+    fn ranked_lists_more_answers_than_the_reader_finds_first() {
+        // Of the starter corpus's 90 questions the reader's first choice answers 3; its first
+        // 64 candidates hold the answer of 56 (computed numbers and two-word labels included).
+        let (mut first, mut listed, mut all) = (0, 0, 0);
+        for set in Corpus::embedded().sets() {
+            for part in &set.parts {
+                for q in &part.questions {
+                    let list = ranked(&part.narrative, &q.question, 64);
+                    assert!(list.len() <= 64);
+                    let variants = q.variants();
+                    let right = |a: &String| {
+                        hco_challenges::narrative::check_answer(&variants, a.as_bytes()).is_ok()
+                    };
+                    first += usize::from(list.first().is_some_and(right));
+                    listed += usize::from(list.iter().any(right));
+                    all += 1;
+                }
+            }
+        }
+        assert_eq!(all, 90);
+        assert!(first <= 10, "{first}");
+        assert!(listed >= 45, "{listed}");
+    }
+
+    #[test]
+    fn arithmetic_forms_a_difference_and_a_ratio() {
+        let narrative = "The first compound read 2.4 uM on plate 40. The second read 1.9 uM.";
+        let list = ranked(
+            narrative,
+            "By how many micromolar does the first exceed the second?",
+            64,
+        );
+        assert!(list.contains(&"0.5".to_owned()), "{list:?}");
+        let list = ranked(
+            narrative,
+            "By what factor does plate 40 exceed the first reading?",
+            64,
+        );
+        assert!(list.iter().any(|a| a == "16.6667"), "{list:?}");
+        assert_eq!(number(12.5), "12.5");
+        assert_eq!(number(3.0), "3");
+    }
 
     #[test]
     fn the_reader_answers_every_starter_question_and_finds_a_plain_fact() {

@@ -18,7 +18,7 @@ use clap::Subcommand;
 pub enum BenchCommand {
     /// The in-tree attackers against each human family over HTTP, and script-held identities
     /// end to end under the development and production configurations.
-    Attack(attack::AttackArgs),
+    Attack(Box<attack::AttackArgs>),
     /// Full response verification (with durable writes) against raw ed25519 verification.
     Verify(verify::VerifyArgs),
     /// A node process under HTTP load from concurrent virtual identities.
@@ -45,7 +45,7 @@ pub enum BenchCommand {
 /// Runs a benchmark.
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
-        BenchCommand::Attack(args) => attack::run(args),
+        BenchCommand::Attack(args) => attack::run(*args),
         BenchCommand::Verify(args) => verify::run(args),
         BenchCommand::Http(args) => http::run(args),
         BenchCommand::Gossip(args) => gossip::run(args),

@@ -3,6 +3,7 @@
 
 mod agent;
 mod attack_one_person;
+mod attack_oracle;
 mod attack_visual;
 mod attention;
 mod browser;

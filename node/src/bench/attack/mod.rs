@@ -18,12 +18,28 @@
 //! person, one hardware key with a credential per identity, and a model answering every
 //! cognitive step, holding `--identities` identities for `--windows` windows of production's
 //! ceremony; it prints `{"one_person": {…}}`.
+//!
+//! With `--oracle` (and `--families narrative_chain`) the bench runs only the admission-game
+//! oracle attacker ([`oracle`], [`crate::attack::oracle`]): no model, no key, a reader's ranked
+//! candidates and whatever the node's replies reveal. Per window of the set schedule (up to
+//! `--oracle-windows`, 5 by default, the starter corpus's whole schedule under
+//! `configs/prod.toml`; a fresh node each, window length `--oracle-window`) it learns from up
+//! to `--oracle-sessions` game sessions (800 by default), then plays `--oracle-admissions` fresh
+//! sessions with what it learnt beside as many with its reader's first choices (the control),
+//! then its share of `--tries` per-window `narrative_chain` challenges, each a fresh agent
+//! identity's first answer, from what it learnt where the question matches. It prints
+//! `{"narrative_chain": {"oracle": {"sessions", "admissions", "wilson_low", "wilson_high",
+//! "learning", "after_learning", "one_shot", "challenges": {"tries", "successes",
+//! "wilson_low", "wilson_high", "learnt_parts", …}, "learned_answers", "per_round_signals",
+//! "corpus", "by_window": […], …}}}`; `per_round_signals` counts replies that judged one
+//! round's answer (0 while the game judges a session once, after its third round).
 
 mod device;
 mod end_to_end;
 mod family;
 mod local;
 pub mod one_person;
+mod oracle;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -128,6 +144,28 @@ pub struct AttackArgs {
     /// lapse (`--one-person`; the simulator's `served`); by default all of them.
     #[arg(long)]
     pub serve: Option<u64>,
+    /// Run only the admission-game oracle attacker against `narrative_chain` (`--families
+    /// narrative_chain`): it learns answers from game sessions' verdicts, then plays fresh
+    /// admissions and `--tries` per-window challenges with what it learnt.
+    #[arg(long)]
+    pub oracle: bool,
+    /// Most game sessions the oracle attacker learns from (`--oracle`).
+    #[arg(long, default_value_t = 800)]
+    pub oracle_sessions: u64,
+    /// Fresh game sessions played with what was learnt, and as many one-shot control sessions
+    /// (`--oracle`).
+    #[arg(long, default_value_t = 100)]
+    pub oracle_admissions: u64,
+    /// Windows the oracle attacker plays (`--oracle`), each against a fresh node whose current
+    /// window is the next of the set schedule, so each with its own sets (the starter corpus
+    /// has 5 under `configs/prod.toml`); `--oracle-sessions` and `--oracle-admissions` are per
+    /// window, `--tries` spread over them.
+    #[arg(long, default_value_t = 5)]
+    pub oracle_windows: u64,
+    /// The bench network's window (`--oracle`): a window's run must fit in it, since the game
+    /// and the challenges draw a new window's sets each window.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "240s")]
+    pub oracle_window: std::time::Duration,
 }
 
 /// One family's figures.
@@ -166,6 +204,9 @@ struct Report {
 pub fn run(args: AttackArgs) -> anyhow::Result<()> {
     if args.one_person {
         return run_one_person(&args);
+    }
+    if args.oracle {
+        return run_oracle(&args);
     }
     let single = Config::load(&args.single)?;
     let prod = Config::load(&args.prod)?;
@@ -273,6 +314,31 @@ fn run_one_person(args: &AttackArgs) -> anyhow::Result<()> {
         serve: args.serve,
     };
     let report = serde_json::json!({ "one_person": one_person::run(&prod, &opts)? });
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    Ok(())
+}
+
+/// `--oracle`: the admission-game oracle attacker alone.
+fn run_oracle(args: &AttackArgs) -> anyhow::Result<()> {
+    if args.families.iter().any(|f| f != "narrative_chain") {
+        anyhow::bail!("--oracle attacks narrative_chain only (--families narrative_chain)");
+    }
+    let prod = Config::load(&args.prod)?;
+    let opts = oracle::Options {
+        sessions: args.oracle_sessions,
+        admissions: args.oracle_admissions,
+        tries: args.tries,
+        windows: args.oracle_windows,
+        window: args.oracle_window,
+        corpus: args.agent_corpus.clone(),
+    };
+    let report = serde_json::json!({
+        "narrative_chain": { "oracle": oracle::run(&prod, &opts)? }
+    });
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

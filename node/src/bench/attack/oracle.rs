@@ -1,0 +1,617 @@
+//! `hco bench attack --families narrative_chain --oracle`: the agent-admission game as an
+//! answer oracle ([`crate::attack::oracle`]), against a node on loopback running
+//! `configs/prod.toml`'s network alone in its committee (the corpus given with `--agent-corpus`,
+//! else the public starter one), with a window of `--oracle-window` that holds the whole run.
+//!
+//! 1. Learning: up to `--oracle-sessions` game sessions (`POST /v1/agent/sessions`, then each
+//!    round's answer to the endpoint the previous reply named), the learner answering every
+//!    round with the candidate it believes in for that question and learning from every reply:
+//!    admissions, `not_admitted`, and any per-round signal (a session a wrong answer ends early,
+//!    a reply saying whether the last answer was right). It stops early once every question it
+//!    saw has a confirmed answer.
+//! 2. With what it learnt: `--oracle-admissions` fresh sessions answered from the learnt
+//!    beliefs (no more learning), interleaved with as many answered with the reader's first
+//!    choice alone (`one_shot`, the control: what the learning adds is the difference), then
+//!    `--tries` per-window `narrative_chain` challenges, each a fresh agent identity's first
+//!    answer, every part answered with the learnt answer where the game showed the same
+//!    question, else with the reader's first choice.
+//!
+//! Every loop is bounded in count and in time (the learning phase ends by half the window, the
+//! rest by nine tenths of it). The figures are first-try rates with 95 % Wilson intervals.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hco_challenges::Class;
+use hco_oracle::policy::{Step, WindowPolicy};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::family::{issue, timing};
+use super::local::{LocalNode, genesis_now};
+use crate::attack::oracle::{Given, Learner};
+use crate::attack::session::Timing;
+use crate::attack::stats::{Z95, wilson};
+use crate::attack::{Session, Verdict};
+use crate::client::Gateway;
+use crate::config::Config;
+
+const FAMILY: &str = "narrative_chain";
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Most learning sessions.
+    pub sessions: u64,
+    /// Fresh sessions after learning (and as many one-shot control sessions).
+    pub admissions: u64,
+    /// Per-window challenges after learning, over all windows.
+    pub tries: u64,
+    /// Windows played, each with its own sets (a fresh node whose current window is the next
+    /// of the schedule).
+    pub windows: u64,
+    /// The bench network's window length.
+    pub window: Duration,
+    /// A private corpus, else the starter one.
+    pub corpus: Option<PathBuf>,
+}
+
+/// Sessions and admissions.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Admissions {
+    /// Sessions played to their end.
+    pub sessions: u64,
+    /// Of those, admitted.
+    pub admissions: u64,
+    /// Lower end of the 95 % Wilson interval of `admissions / sessions`.
+    pub wilson_low: f64,
+    /// Upper end.
+    pub wilson_high: f64,
+}
+
+impl Admissions {
+    fn of(sessions: u64, admissions: u64) -> Self {
+        let (wilson_low, wilson_high) = wilson(admissions, sessions, Z95);
+        Self {
+            sessions,
+            admissions,
+            wilson_low,
+            wilson_high,
+        }
+    }
+}
+
+/// First tries and successes.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Tries {
+    /// First tries.
+    pub tries: u64,
+    /// Of those, accepted.
+    pub successes: u64,
+    /// Lower end of the 95 % Wilson interval.
+    pub wilson_low: f64,
+    /// Upper end.
+    pub wilson_high: f64,
+}
+
+impl Tries {
+    fn of(tries: u64, successes: u64) -> Self {
+        let (wilson_low, wilson_high) = wilson(successes, tries, Z95);
+        Self {
+            tries,
+            successes,
+            wilson_low,
+            wilson_high,
+        }
+    }
+}
+
+/// The per-window challenges answered with what was learnt.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Challenges {
+    /// First tries (fresh identities).
+    pub tries: u64,
+    /// Of those, accepted.
+    pub successes: u64,
+    /// Lower end of the 95 % Wilson interval.
+    pub wilson_low: f64,
+    /// Upper end.
+    pub wilson_high: f64,
+    /// Parts answered from a learnt answer (their question was shown in the game).
+    pub learnt_parts: u64,
+    /// Parts answered.
+    pub parts: u64,
+    /// Tries whose answers differ from the reader's first choices (what the learning changed).
+    pub changed_by_learning: u64,
+    /// Failed tries by reason code.
+    pub refusals: BTreeMap<String, u64>,
+}
+
+/// The report (`{"narrative_chain": {"oracle": …}}`).
+#[derive(Debug, Clone, Serialize)]
+pub struct OracleReport {
+    /// Learning and after-learning sessions (not the control).
+    pub sessions: u64,
+    /// Of those, admitted.
+    pub admissions: u64,
+    /// Lower end of the 95 % Wilson interval of `admissions / sessions`.
+    pub wilson_low: f64,
+    /// Upper end.
+    pub wilson_high: f64,
+    /// The learning phase alone.
+    pub learning: Admissions,
+    /// Fresh sessions answered from what was learnt.
+    pub after_learning: Admissions,
+    /// The control, interleaved with `after_learning`: the reader's first choice, nothing learnt.
+    pub one_shot: Admissions,
+    /// Per-window challenges answered with what was learnt.
+    pub challenges: Challenges,
+    /// Questions whose answer an admission (or a per-round signal) confirmed.
+    pub learned_answers: u64,
+    /// Distinct questions the game showed.
+    pub questions_seen: u64,
+    /// Candidate answers ruled out for certain.
+    pub ruled_out: u64,
+    /// Replies that told whether one round's answer was right (sessions a wrong answer ended
+    /// early, explicit per-round verdicts): 0 unless the game leaks per round.
+    pub per_round_signals: u64,
+    /// How the sessions ended (`admitted`, `not_admitted`, an early `answer_mismatch@r`, a
+    /// refused start…), by count.
+    pub ended: BTreeMap<String, u64>,
+    /// Each window's figures.
+    pub by_window: Vec<WindowReport>,
+    /// `prod, public starter corpus` or `prod, corpus DIR`.
+    pub config: String,
+    /// `starter` or the corpus directory.
+    pub corpus: String,
+    /// The bench network's window, in milliseconds.
+    pub window_ms: u64,
+    /// Windows whose run spilled into the next window (0 unless `--oracle-window` is too short
+    /// for the run; the learning only pays within one).
+    pub windows_crossed: u64,
+    /// Wall time of the run, in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// How one session ended.
+#[derive(Debug)]
+enum Ended {
+    Admitted,
+    NotAdmitted,
+    /// A code before the verdict (early stop on a wrong answer, expiry, refused start…).
+    Other(String),
+}
+
+/// The answer codes a round may be refused with (the family's rejections).
+const ANSWER_CODES: [&str; 4] = [
+    "answer_mismatch",
+    "missing_answer",
+    "invalid_answer_format",
+    "wrong_answer",
+];
+
+/// Plays one game session: `learn` feeds every reply to the learner, `one_shot` answers the
+/// reader's first choices.
+fn play_session(
+    gateway: &Gateway,
+    learner: &mut Learner,
+    nonce: u64,
+    learn: bool,
+    one_shot: bool,
+) -> Ended {
+    let start = gateway.post(
+        "/v1/agent/sessions",
+        &json!({ "nonce": format!("oracle-{nonce}") }),
+    );
+    let mut reply = match start {
+        Ok(r) if r.status == 201 => r.body,
+        Ok(r) => return Ended::Other(format!("start:{}", code(&r.body))),
+        Err(_) => return Ended::Other("harness_error".into()),
+    };
+    let mut given: Vec<Given> = Vec::with_capacity(3);
+    for round in 0..3 {
+        let (Some(narrative), Some(question), Some(endpoint)) = (
+            reply["narrative"].as_str(),
+            reply["question"].as_str(),
+            reply["answer_endpoint"].as_str(),
+        ) else {
+            return Ended::Other(format!("unexpected_reply@{}", round + 1));
+        };
+        let (answer, g) = learner.answer(round, narrative, question, &given, one_shot);
+        given.push(g);
+        let answer = if answer.is_empty() {
+            "none".into()
+        } else {
+            answer
+        };
+        let r = match gateway.post(endpoint, &json!({ "answer": answer })) {
+            Ok(r) => r,
+            Err(_) => return Ended::Other("harness_error".into()),
+        };
+        if r.status == 200 && r.body["admitted"] == true {
+            if learn {
+                learner.session_verdict(&given, true);
+            }
+            return Ended::Admitted;
+        }
+        if r.status == 200 {
+            // A reply that says whether the answer just given was right.
+            let said = ["correct", "right", "previous_correct"]
+                .iter()
+                .find_map(|f| r.body[*f].as_bool());
+            if learn {
+                if let Some(right) = said {
+                    learner.round_signals += 1;
+                    learner.round_verdict(g, right);
+                } else if learner.early_stops > 0 {
+                    // The game was seen to stop on a wrong answer: reaching the next round
+                    // says this one was right.
+                    learner.round_verdict(g, true);
+                }
+            }
+            reply = r.body;
+            continue;
+        }
+        let c = code(&r.body);
+        if c == "not_admitted" {
+            if learn {
+                learner.session_verdict(&given, false);
+            }
+            return Ended::NotAdmitted;
+        }
+        if learn && ANSWER_CODES.contains(&c.as_str()) {
+            // The old game: a wrong answer ends the session at its round.
+            learner.early_stop(&given, round);
+        }
+        return Ended::Other(format!("{c}@{}", round + 1));
+    }
+    Ended::Other("no_verdict".into())
+}
+
+fn code(body: &Value) -> String {
+    body["code"].as_str().unwrap_or("http_error").to_owned()
+}
+
+/// One window's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowReport {
+    /// The window (its slice of the set schedule).
+    pub window: u64,
+    /// The learning phase.
+    pub learning: Admissions,
+    /// Fresh sessions answered from what was learnt.
+    pub after_learning: Admissions,
+    /// The one-shot control.
+    pub one_shot: Admissions,
+    /// Challenges tried and accepted.
+    pub challenges: Tries,
+    /// Distinct questions the game showed in this window.
+    pub questions_seen: u64,
+    /// Of those, confirmed by the end of the window.
+    pub learned_answers: u64,
+}
+
+/// Runs the oracle attack: `opts.windows` windows, each against a fresh node whose current
+/// window is the next of the set schedule, one learner throughout.
+pub fn run(base: &Config, opts: &Options) -> anyhow::Result<OracleReport> {
+    let began = Instant::now();
+    let mut learner = Learner::default();
+    let mut total = Totals::default();
+    let mut by_window = Vec::new();
+    // Windows the schedule has sets for (from window 0); a node past them refuses to start.
+    let mut probe = base.clone();
+    edit(&mut probe, opts, 0);
+    let fresh = crate::corpus::operator::AgentCorpus::load(&probe)?
+        .schedule
+        .windows_left(0)
+        .unwrap_or(u64::MAX);
+    let windows = opts.windows.clamp(1, fresh.max(1));
+    if windows < opts.windows {
+        eprintln!("attack: oracle: the corpus's schedule has sets for {windows} windows only");
+    }
+    for i in 0..windows {
+        let tries = opts.tries / windows + u64::from(i < opts.tries % windows);
+        match run_window(base, opts, i, tries, &mut learner, &mut total)? {
+            Some(w) => by_window.push(w),
+            None => break,
+        }
+    }
+    let sessions = total.learning.0 + total.after.0;
+    let admissions = total.learning.1 + total.after.1;
+    let (wilson_low, wilson_high) = wilson(admissions, sessions, Z95);
+    let mut challenges = total.challenges;
+    (challenges.wilson_low, challenges.wilson_high) =
+        wilson(challenges.successes, challenges.tries, Z95);
+    let (config, corpus) = match &opts.corpus {
+        None => (
+            "prod, public starter corpus".to_owned(),
+            "starter".to_owned(),
+        ),
+        Some(dir) => (
+            format!("prod, corpus {}", dir.display()),
+            dir.display().to_string(),
+        ),
+    };
+    Ok(OracleReport {
+        sessions,
+        admissions,
+        wilson_low,
+        wilson_high,
+        learning: Admissions::of(total.learning.0, total.learning.1),
+        after_learning: Admissions::of(total.after.0, total.after.1),
+        one_shot: Admissions::of(total.control.0, total.control.1),
+        challenges,
+        learned_answers: learner.confirmed() as u64,
+        questions_seen: learner.questions() as u64,
+        ruled_out: learner.ruled_out() as u64,
+        per_round_signals: learner.early_stops + learner.round_signals,
+        ended: total.ended,
+        by_window,
+        config,
+        corpus,
+        window_ms: opts.window.as_millis() as u64,
+        windows_crossed: total.crossed,
+        elapsed_ms: began.elapsed().as_millis() as u64,
+    })
+}
+
+/// The shortest window the bench runs (a window's run must fit in it).
+const MIN_WINDOW: Duration = Duration::from_secs(30);
+
+/// The bench node's configuration for window `i` of the schedule: the window begins about
+/// now (its genesis lies `i` windows back), slots open, the agent policy `narrative_chain`
+/// alone, the game on, the corpus given.
+fn edit(c: &mut Config, opts: &Options, i: u64) {
+    let window = opts.window.max(MIN_WINDOW);
+    c.network.genesis = genesis_now() - window.saturating_mul(u32::try_from(i).unwrap_or(0));
+    c.network.window = window;
+    c.network.slot_mode = hco_oracle::SlotMode::Open;
+    c.network.policy.agent = WindowPolicy {
+        steps: vec![Step::Family(FAMILY.to_owned())],
+        spares: 0,
+    };
+    c.agent.enabled = true;
+    if let Some(dir) = &opts.corpus {
+        c.agent.corpus_dir = Some(dir.clone());
+        c.agent.allow_starter_corpus = false;
+    } else {
+        c.agent.allow_starter_corpus = true;
+    }
+}
+
+/// Sums over the windows.
+#[derive(Debug, Default)]
+struct Totals {
+    learning: (u64, u64),
+    after: (u64, u64),
+    control: (u64, u64),
+    challenges: Challenges,
+    ended: BTreeMap<String, u64>,
+    crossed: u64,
+}
+
+/// Counts a played session into `(sessions, admissions)`; false for a session that did not
+/// reach a verdict (refused start, transport error, expiry).
+fn count(e: &Ended, into: &mut (u64, u64)) -> bool {
+    match e {
+        Ended::Admitted => {
+            into.0 += 1;
+            into.1 += 1;
+        }
+        Ended::NotAdmitted => into.0 += 1,
+        // An early stop on a wrong answer is a played session (and a signal).
+        Ended::Other(c) if ANSWER_CODES.iter().any(|a| c.starts_with(a)) => into.0 += 1,
+        Ended::Other(_) => return false,
+    }
+    true
+}
+
+/// Window `i` of the schedule against a fresh node; `None` when the schedule has no sets for
+/// it (the game refuses every session).
+fn run_window(
+    base: &Config,
+    opts: &Options,
+    i: u64,
+    tries: u64,
+    learner: &mut Learner,
+    total: &mut Totals,
+) -> anyhow::Result<Option<WindowReport>> {
+    let window = opts.window.max(MIN_WINDOW);
+    let started = Instant::now();
+    let node = LocalNode::start(base.clone(), |c, _| {
+        edit(c, opts, i);
+        Ok(())
+    })?;
+    let learn_until = started + window / 2;
+    let stop_by = started + window.mul_f64(0.9);
+    let timing = timing(&node.config, FAMILY)?;
+    let (t, _) = node.current()?;
+    let seen_before = learner.questions();
+    let tally = |e: &Ended, ended: &mut BTreeMap<String, u64>| {
+        let key = match e {
+            Ended::Admitted => "admitted".to_owned(),
+            Ended::NotAdmitted => "not_admitted".to_owned(),
+            Ended::Other(c) => c.clone(),
+        };
+        *ended.entry(key).or_insert(0) += 1;
+    };
+    eprintln!(
+        "attack: {FAMILY} ← oracle: window {t}, up to {} learning sessions",
+        opts.sessions
+    );
+    let mut learning = (0u64, 0u64);
+    let mut nonce = 0u64;
+    let mut last_report = Instant::now();
+    while learning.0 < opts.sessions && Instant::now() < learn_until {
+        nonce += 1;
+        let e = play_session(&node.gateway, learner, nonce, true, false);
+        tally(&e, &mut total.ended);
+        if !count(&e, &mut learning) {
+            if let Ended::Other(c) = &e
+                && c.starts_with("start:")
+            {
+                eprintln!("attack: oracle: window {t}: session refused ({c})");
+                if nonce == 1 {
+                    return Ok(None);
+                }
+                break;
+            }
+            if nonce > 2 * opts.sessions {
+                break;
+            }
+        }
+        let here = learner.questions_from(seen_before);
+        if here.0 > 0 && here.0 == here.1 {
+            eprintln!("attack: oracle: every question seen has a confirmed answer");
+            break;
+        }
+        if last_report.elapsed() > Duration::from_secs(10) {
+            last_report = Instant::now();
+            eprintln!(
+                "attack: oracle: {} sessions, {} admitted, {} of {} questions confirmed",
+                learning.0, learning.1, here.1, here.0
+            );
+        }
+    }
+    let (seen, confirmed) = learner.questions_from(seen_before);
+    eprintln!(
+        "attack: oracle: window {t}: {confirmed} of {seen} questions confirmed in {} sessions \
+         ({} admitted)",
+        learning.0, learning.1
+    );
+
+    // Fresh sessions with what was learnt, interleaved with the one-shot control.
+    let (mut after, mut control) = ((0u64, 0u64), (0u64, 0u64));
+    for k in 0..opts.admissions.saturating_mul(2) {
+        if Instant::now() >= stop_by {
+            break;
+        }
+        nonce += 1;
+        let one_shot = k % 2 == 1;
+        let e = play_session(&node.gateway, learner, nonce, false, one_shot);
+        tally(&e, &mut total.ended);
+        count(&e, if one_shot { &mut control } else { &mut after });
+    }
+
+    let challenges = play_challenges(&node, learner, t, timing, tries, stop_by)?;
+    let (t_end, _) = node.current()?;
+    if t_end != t {
+        total.crossed += 1;
+        eprintln!("attack: oracle: the run left window {t} for {t_end}; raise --oracle-window");
+    }
+    let add = |a: &mut (u64, u64), b: (u64, u64)| {
+        a.0 += b.0;
+        a.1 += b.1;
+    };
+    add(&mut total.learning, learning);
+    add(&mut total.after, after);
+    add(&mut total.control, control);
+    let c = &mut total.challenges;
+    c.tries += challenges.tries;
+    c.successes += challenges.successes;
+    c.parts += challenges.parts;
+    c.learnt_parts += challenges.learnt_parts;
+    c.changed_by_learning += challenges.changed_by_learning;
+    for (code, n) in &challenges.refusals {
+        *c.refusals.entry(code.clone()).or_insert(0) += n;
+    }
+    Ok(Some(WindowReport {
+        window: t,
+        learning: Admissions::of(learning.0, learning.1),
+        after_learning: Admissions::of(after.0, after.1),
+        one_shot: Admissions::of(control.0, control.1),
+        challenges: Tries::of(challenges.tries, challenges.successes),
+        questions_seen: seen as u64,
+        learned_answers: confirmed as u64,
+    }))
+}
+
+/// `tries` fresh agent identities each answer their window-`t` challenge once, from what
+/// `learner` learnt.
+fn play_challenges(
+    node: &LocalNode,
+    learner: &Learner,
+    t: u64,
+    timing: Timing,
+    tries: u64,
+    stop_by: Instant,
+) -> anyhow::Result<Challenges> {
+    let next = AtomicU64::new(0);
+    let out = Mutex::new(Challenges::default());
+    let threads = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .clamp(2, 8);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= tries || Instant::now() >= stop_by {
+                        break;
+                    }
+                    let key = hco_oracle::testing::key(80_000_000 + i);
+                    let result = one_challenge(node, learner, &key, t, timing);
+                    let Ok(mut c) = out.lock() else {
+                        break;
+                    };
+                    c.tries += 1;
+                    match result {
+                        Ok((verdict, parts, learnt, changed)) => {
+                            c.parts += parts;
+                            c.learnt_parts += learnt;
+                            c.changed_by_learning += u64::from(changed);
+                            match verdict {
+                                Verdict::Accepted => c.successes += 1,
+                                Verdict::Rejected(code) => {
+                                    *c.refusals.entry(code).or_insert(0) += 1;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            tracing::debug!(error = %e, "oracle challenge try failed");
+                            *c.refusals.entry("harness_error".into()).or_insert(0) += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut c = out.into_inner().unwrap_or_default();
+    (c.wilson_low, c.wilson_high) = wilson(c.successes, c.tries, Z95);
+    Ok(c)
+}
+
+/// One fresh identity's challenge: its verdict, parts, parts answered from learnt answers, and
+/// whether the answers differ from the reader's first choices.
+fn one_challenge(
+    node: &LocalNode,
+    learner: &Learner,
+    key: &ed25519_dalek::SigningKey,
+    t: u64,
+    timing: Timing,
+) -> anyhow::Result<(Verdict, u64, u64, bool)> {
+    node.register(key, Class::Agent)
+        .map_err(|code| anyhow::anyhow!("registration refused: {code}"))?;
+    let view = issue(node, key, t, 0)?;
+    let session = Session {
+        gateway: &node.gateway,
+        key,
+        view,
+        timing,
+        issued: Instant::now(),
+    };
+    let parts = crate::attack::agent::parts(&session.prompt().text);
+    let (answers, learnt) = learner.chain_answers(&parts);
+    let (reader, _) = Learner::default().chain_answers(&parts);
+    session.wait_min_solve(Duration::from_millis(50));
+    let verdict = session.respond(&serde_json::to_vec(&answers)?)?;
+    Ok((
+        verdict,
+        parts.len() as u64,
+        learnt as u64,
+        answers != reader,
+    ))
+}
