@@ -165,7 +165,7 @@ fn the_faulty_mode_is_refused_outside_a_loopback_test_network() {
     };
     std::fs::write(
         &config,
-        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"0.0.0.0:0\"\n",
+        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"0.0.0.0:0\"\n[network]\ndevelopment = true\n",
     )
     .unwrap();
     let out = run("all");
@@ -175,7 +175,7 @@ fn the_faulty_mode_is_refused_outside_a_loopback_test_network() {
     assert!(stderr.contains("http.listen 0.0.0.0:0"), "{stderr}");
     std::fs::write(
         &config,
-        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n[p2p]\nlisten = [\"/ip4/127.0.0.1/tcp/0\"]\n",
+        "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n[http]\nlisten = \"127.0.0.1:0\"\n[p2p]\nlisten = [\"/ip4/127.0.0.1/tcp/0\"]\n[network]\ndevelopment = true\n",
     )
     .unwrap();
     let out = run("mint,fly");
