@@ -1,14 +1,41 @@
 //! Rotating issuers (`network.rotate_issuers`): before issuing try `j`, the member asks the
 //! issuers of the earlier tries it does not hold how they went ([`ChallengeRpc::Status`]), and
 //! answers the same question for its own tries. A pass comes with its sealed acceptance,
-//! recorded like gossip before issuing; the protocol core ([`hco_oracle::EarlierTries`]) says
-//! what each answer means.
+//! recorded like gossip before issuing; a failure is remembered (it is final), so a client
+//! polling for a later try's opening does not cost a status request each time; the protocol core
+//! ([`hco_oracle::EarlierTries`]) says what each answer means.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
 
 use futures::future::join_all;
 use hco_oracle::{ChallengeRequest, EarlierTries, IdentityId, NodeId, TryStatus};
 
 use super::{Node, gateway_error};
 use crate::network::protocol::{ChallengeReply, ChallengeRpc};
+
+/// Most failed tries remembered; past it the memory starts over (a repeated request then asks
+/// again, nothing worse).
+const MAX_FAILED_TRIES: usize = 100_000;
+
+/// Tries other members reported failed: final, so not asked about again.
+#[derive(Default)]
+pub(super) struct FailedTries(Mutex<HashSet<(IdentityId, u64, u32)>>);
+
+impl FailedTries {
+    fn contains(&self, key: &(IdentityId, u64, u32)) -> bool {
+        self.0.lock().is_ok_and(|set| set.contains(key))
+    }
+
+    fn insert(&self, key: (IdentityId, u64, u32)) {
+        if let Ok(mut set) = self.0.lock() {
+            if set.len() >= MAX_FAILED_TRIES {
+                set.clear();
+            }
+            set.insert(key);
+        }
+    }
+}
 
 impl Node {
     /// The statuses of the earlier tries of the request's identity-window that other members
@@ -23,6 +50,9 @@ impl Node {
             .blocking(move |o| o.earlier_tries_to_ask(&id, t, j))
             .await??;
         let asked = to_ask.into_iter().map(|(k, issuers)| async move {
+            if self.failed_tries.contains(&(id, t, k)) {
+                return (k, TryStatus::Failed);
+            }
             for issuer in issuers {
                 if let Some(status) = self.ask_status(issuer, id, t, k).await
                     && status != TryStatus::NotIssued
@@ -35,8 +65,10 @@ impl Node {
         let mut earlier = EarlierTries::new();
         let mut passes = Vec::new();
         for (k, status) in join_all(asked).await {
-            if let TryStatus::Passed(sealed) = &status {
-                passes.push((**sealed).clone());
+            match &status {
+                TryStatus::Passed(sealed) => passes.push((**sealed).clone()),
+                TryStatus::Failed => self.failed_tries.insert((id, t, k)),
+                _ => {}
             }
             earlier.insert(k, status);
         }

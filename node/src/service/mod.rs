@@ -62,6 +62,9 @@ pub struct Node {
     registration_gossip: gossip_out::GossipOut<SignedRegister>,
     register_queue: registrar::RegistrationQueue,
     sync_limits: sync::Limits,
+    /// Earlier tries other members reported failed (final), so a later try's repeated
+    /// requests do not ask again (see `earlier`).
+    failed_tries: earlier::FailedTries,
     /// Stops the node when a critical task ends or storage fails.
     pub supervisor: Supervisor,
     /// The runtime that serves clients (the one [`Node::start`] was called in): where
@@ -144,6 +147,7 @@ impl Node {
             registration_gossip,
             register_queue,
             sync_limits,
+            failed_tries: earlier::FailedTries::default(),
             supervisor: Supervisor::new(),
             clients: tokio::runtime::Handle::current(),
         });
