@@ -489,3 +489,47 @@ fn beats_must_fit_in_the_slot() {
     p.slot_mode = hco_oracle::SlotMode::Open;
     p.validate(&registry).unwrap();
 }
+
+/// A passkey split: a person enrols four passkeys at one member and a fifth at another at the
+/// same time (each member keeps the first four it sees). The issuer holding the fifth accepts an
+/// assertion made with it; the member that never kept it records the acceptance and audits it
+/// without finding anything against the issuer (it cannot check a credential it does not hold,
+/// and holding the most a member keeps it cannot tell a split from a forgery).
+#[test]
+fn a_passkey_split_is_no_evidence_against_the_issuer() {
+    let net = Net::with(2, |p| presence_only(p, 1));
+    let now = net.start(0) + 1_000;
+    let person = testing::key(24);
+    net.register(&person, Class::Human, now);
+    let issuer = net.issuer_for(&person, 0);
+    let other = net
+        .oracles
+        .iter()
+        .find(|o| o.node_id() != issuer.node_id())
+        .unwrap();
+    let mut four = SoftAuthenticator::new(ORIGIN).unwrap();
+    for i in 0..4 {
+        enrol(other, &person, &mut four, now + i).unwrap();
+    }
+    let mut fifth = SoftAuthenticator::new(ORIGIN).unwrap();
+    enrol(issuer, &person, &mut fifth, now).unwrap();
+    let id = testing::identity_id(&person);
+    assert_eq!(other.passkeys(&id).unwrap().len(), 4);
+    assert_eq!(issuer.passkeys(&id).unwrap().len(), 1);
+
+    let issued = issue(issuer, &person, 0, now + 10);
+    let answer = assertion(issuer, &mut fifth, &person, &issued);
+    let response = Response::new(&person, issued.challenge.clone(), answer);
+    let sealed = issuer
+        .verify_response(&response, now + 20)
+        .unwrap()
+        .unwrap();
+    assert_eq!(other.record_remote(&[sealed]).unwrap(), Ok(1));
+
+    let closed = net.params.closes_at(0);
+    let reveal = issuer.reveal(0, closed).unwrap().unwrap();
+    other.add_reveal(&reveal, closed).unwrap().unwrap();
+    let report = other.audit(0).unwrap();
+    assert_eq!(report.findings.len(), 0, "{report:?}");
+    assert!(other.ledger().evidence(0).unwrap().is_empty());
+}
