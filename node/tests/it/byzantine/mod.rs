@@ -64,17 +64,28 @@ pub fn register(net: &Devnet, key: &SigningKey) {
     assert_eq!(status, 201, "{body}");
 }
 
-/// Asks `node` for challenge `(key, t, 0)`; returns it with its prompt.
+/// Asks `node` for challenge `(key, t, 0)`; returns it with its right answer.
 pub fn challenge(
     net: &Devnet,
     node: usize,
     key: &SigningKey,
     t: u64,
 ) -> (SignedChallenge, Vec<u8>) {
+    challenge_at(net, node, key, t, 0)
+}
+
+/// Asks `node` for challenge `(key, t, j)`; returns it with its right answer.
+pub fn challenge_at(
+    net: &Devnet,
+    node: usize,
+    key: &SigningKey,
+    t: u64,
+    j: u32,
+) -> (SignedChallenge, Vec<u8>) {
     let (status, view) = post(
         &net.url(node),
         "/v1/challenges",
-        &SignedRequest::new(key, t, 0),
+        &SignedRequest::new(key, t, j),
     );
     assert_eq!(status, 200, "challenge from node {node}: {view}");
     let challenge: SignedChallenge = serde_json::from_value(view["challenge"].clone()).unwrap();

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
 use hco_oracle::secret::issuers_of;
-use hco_oracle::{Digest, NetworkParams, SignedChallenge, SignedRequest, testing};
+use hco_oracle::{Digest, NetworkParams, testing};
 
 use super::*;
-use crate::support::{Devnet, get, post, wait_until};
+use crate::support::{Devnet, get, wait_until};
 
 /// Steps per window (`--steps`); one spare on top.
 const STEPS: u32 = 2;
@@ -40,23 +40,7 @@ fn issuers(committee: &[NodeId], key: &SigningKey, t: u64) -> Vec<usize> {
 fn solve_every_step(net: &Devnet, key: &SigningKey, t: u64) {
     let mut passed = 0;
     for j in 0..=STEPS {
-        let (status, view) = post(
-            &net.url(0),
-            "/v1/challenges",
-            &SignedRequest::new(key, t, j),
-        );
-        assert_eq!(status, 200, "challenge {j}: {view}");
-        let c: SignedChallenge = serde_json::from_value(view["challenge"].clone()).unwrap();
-        let prompt = hco_challenges::Prompt {
-            family: view["prompt"]["family"].as_str().unwrap().into(),
-            text: view["prompt"]["text"].as_str().unwrap().into(),
-            data: serde_json::to_vec(&view["prompt"]["data"]).unwrap(),
-        };
-        let right = Registry::builtin()
-            .get(&prompt.family)
-            .unwrap()
-            .solve(&prompt)
-            .unwrap();
+        let (c, right) = challenge_at(net, 0, key, t, j);
         let (status, verdict) = respond(net, 0, key, c, right);
         assert_eq!(status, 200, "try {j}: {verdict}");
         passed += 1;
