@@ -6,6 +6,7 @@ mod byzantine;
 mod committee;
 mod conflicts;
 mod integrity;
+mod js_fixtures;
 mod ledger_model;
 mod policy;
 mod presence;

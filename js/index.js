@@ -1,0 +1,478 @@
+// @hco/verify: checks Human Challenge Oracle window certificates and membership proofs, the way
+// the Rust light verifier (hco_oracle::LightVerifier) does, with the same error codes.
+//
+// A certificate is a window summary {version, t, root, count, params} signed by a quorum of the
+// committee (ed25519 over a BLAKE3 derive-key digest of the summary); a membership proof is a
+// BLAKE3 Merkle path from the leaf (identity, class) to the certified root. The byte layouts are
+// in the integrator guide (docs/integrator.md) and below, next to the code that builds them.
+
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { blake3 } from '@noble/hashes/blake3.js';
+
+/** Every code a VerifyError carries. The first nine are the Rust light verifier's
+ * (`CertError::code`); `wrong_window` is the protocol's code for a message of another window
+ * (the certificate is not for the window asked about); `not_active` is the node's answer when it
+ * has no certified proof; `malformed` is input that does not parse (Rust refuses it while
+ * deserializing); `fetch_failed` is a node that could not be reached or answered with an error. */
+export const CODES = Object.freeze([
+  'bad_quorum',
+  'not_in_committee',
+  'duplicate_signer',
+  'bad_signature',
+  'below_quorum',
+  'params_mismatch',
+  'count_mismatch',
+  'not_included',
+  'wrong_class',
+  'wrong_window',
+  'not_active',
+  'malformed',
+  'fetch_failed',
+]);
+
+/** The classes an identity is certified as, in leaf-byte order (0x00 human, 0x01 agent). */
+export const CLASSES = Object.freeze(['human', 'agent']);
+
+/** Most siblings a proof may carry (as the Rust `MAX_PROOF_DEPTH`). */
+const MAX_PROOF_DEPTH = 64;
+
+/** Why a certificate or proof does not verify: `code` is one of CODES, stable. */
+export class VerifyError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'VerifyError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const fail = (code, message, details) => {
+  throw new VerifyError(code, message, details);
+};
+
+// ---- bytes ----------------------------------------------------------------------------------
+
+const HEX = /^[0-9a-fA-F]*$/;
+
+/** `len` bytes from a hex string (either case, surrounding blanks ignored) or a Uint8Array. */
+function bytesOf(value, len, what) {
+  if (value instanceof Uint8Array) {
+    if (value.length !== len) fail('malformed', `${what}: expected ${len} bytes, got ${value.length}`);
+    return value;
+  }
+  if (typeof value !== 'string') fail('malformed', `${what}: expected ${2 * len} hex characters`);
+  const s = value.trim();
+  if (s.length !== 2 * len || !HEX.test(s)) {
+    fail('malformed', `${what}: expected ${2 * len} hex characters`);
+  }
+  const out = new Uint8Array(len);
+  for (let i = 0; i < len; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** Lower-case hex of bytes. */
+export function toHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A u64 from a JSON number (a safe integer) or a bigint. */
+function u64(value, what) {
+  if (typeof value === 'bigint') {
+    if (value < 0n || value >= 1n << 64n) fail('malformed', `${what}: not a u64`);
+    return value;
+  }
+  if (!Number.isSafeInteger(value) || value < 0) {
+    fail('malformed', `${what}: expected a non-negative integer below 2^53`);
+  }
+  return BigInt(value);
+}
+
+function u64be(n) {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n, false);
+  return out;
+}
+
+function u64le(n) {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n, true);
+  return out;
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function equal(a, b) {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+// ---- the signed and hashed bytes ------------------------------------------------------------
+
+/** `BLAKE3.derive_key(domain, concat(u64_le(len(part)) ‖ part))`: the digest every signature of
+ * the protocol covers (Rust `sign::digest`). */
+export function domainDigest(domain, parts) {
+  const framed = concat(parts.flatMap((p) => [u64le(BigInt(p.length)), p]));
+  return blake3(framed, { context: new TextEncoder().encode(domain) });
+}
+
+/** The 32 bytes each committee member signs for a window summary: parts version (1 byte),
+ * t (u64 big-endian), root (32), count (u64 big-endian), params (32). */
+export function summaryDigest(summary) {
+  const s = parseSummary(summary);
+  return domainDigest('hco window summary v1', [
+    new Uint8Array([s.version]),
+    u64be(s.t),
+    s.root,
+    u64be(s.count),
+    s.params,
+  ]);
+}
+
+/** The Merkle leaf of an active identity: BLAKE3(0x00 ‖ id ‖ class byte). */
+export function memberLeaf(id, cls) {
+  const idBytes = bytesOf(id, 32, 'identity');
+  const i = CLASSES.indexOf(cls);
+  if (i < 0) fail('malformed', `class: expected "human" or "agent", got ${JSON.stringify(cls)}`);
+  return blake3(concat([new Uint8Array([0x00]), idBytes, new Uint8Array([i])]));
+}
+
+function nodeHash(left, right) {
+  return blake3(concat([new Uint8Array([0x01]), left, right]));
+}
+
+/** Whether `leaf` sits at `path.index` under `root` (Rust `MerkleProof::verify`): at each level of
+ * `width` nodes, combine with the sibling when `index ^ 1 < width` (on the right when `index` is
+ * even), then `index /= 2`, `width = ceil(width / 2)`; every sibling must be used. */
+export function verifyPath(path, root, leaf) {
+  const p = parsePath(path);
+  const rootBytes = bytesOf(root, 32, 'root');
+  if (p.index >= p.leafCount || p.siblings.length > MAX_PROOF_DEPTH) return false;
+  let hash = bytesOf(leaf, 32, 'leaf');
+  let i = p.index;
+  let width = p.leafCount;
+  let next = 0;
+  while (width > 1n) {
+    if ((i ^ 1n) < width) {
+      if (next >= p.siblings.length) return false;
+      const s = p.siblings[next++];
+      hash = i % 2n === 0n ? nodeHash(hash, s) : nodeHash(s, hash);
+    }
+    i /= 2n;
+    width = (width + 1n) / 2n;
+  }
+  return next === p.siblings.length && equal(hash, rootBytes);
+}
+
+// ---- parsing the served JSON ----------------------------------------------------------------
+
+function object(value, what) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    fail('malformed', `${what}: expected an object`);
+  }
+  return value;
+}
+
+function parseSummary(summary) {
+  const s = object(summary, 'summary');
+  if (!Number.isInteger(s.version) || s.version < 0 || s.version > 255) {
+    fail('malformed', 'summary.version: expected a byte');
+  }
+  return {
+    version: s.version,
+    t: u64(s.t, 'summary.t'),
+    root: bytesOf(s.root, 32, 'summary.root'),
+    count: u64(s.count, 'summary.count'),
+    params: bytesOf(s.params, 32, 'summary.params'),
+  };
+}
+
+function parseCertificate(certificate) {
+  const c = object(certificate, 'certificate');
+  if (!Array.isArray(c.signatures)) fail('malformed', 'certificate.signatures: expected an array');
+  return {
+    summary: parseSummary(c.summary),
+    signatures: c.signatures.map((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2) {
+        fail('malformed', `certificate.signatures[${i}]: expected [node, sig]`);
+      }
+      return [bytesOf(pair[0], 32, `signatures[${i}] node`), bytesOf(pair[1], 64, `signatures[${i}] sig`)];
+    }),
+  };
+}
+
+function parsePath(path) {
+  const p = object(path, 'path');
+  if (!Array.isArray(p.siblings)) fail('malformed', 'path.siblings: expected an array');
+  return {
+    index: u64(p.index, 'path.index'),
+    leafCount: u64(p.leaf_count, 'path.leaf_count'),
+    siblings: p.siblings.map((s, i) => bytesOf(s, 32, `path.siblings[${i}]`)),
+  };
+}
+
+function parseProof(proof) {
+  const p = object(proof, 'proof');
+  if (!CLASSES.includes(p.class)) {
+    fail('malformed', `proof.class: expected "human" or "agent", got ${JSON.stringify(p.class)}`);
+  }
+  return { id: bytesOf(p.id, 32, 'proof.id'), class: p.class, path: parsePath(p.path) };
+}
+
+// ---- ed25519 --------------------------------------------------------------------------------
+
+/** Strict ed25519 as Rust's `verify_strict`: canonical encodings of key and nonce, s < L, and
+ * small-order keys or nonces refused. */
+function verifySignature(node, digest, sig) {
+  try {
+    const R = ed25519.Point.fromBytes(sig.subarray(0, 32), false);
+    if (R.isSmallOrder()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    return ed25519.verify(sig, digest, node, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+// ---- the verifier ---------------------------------------------------------------------------
+
+/**
+ * What a consumer trusts: the committee's ed25519 keys, the quorum, and optionally the
+ * parameter digest. As the Rust `LightVerifier::new`: `bad_quorum` unless the committee lists
+ * distinct keys and the quorum is a strict majority of them (`n/2 < quorum <= n`). The quorum is
+ * the number `GET /v1/params` serves (`params.quorum`), never a config file's `0`.
+ */
+export class LightVerifier {
+  #committee;
+  #quorum;
+  #params;
+
+  constructor({ committee, quorum, params } = {}) {
+    if (!Array.isArray(committee)) fail('malformed', 'committee: expected an array of keys');
+    const keys = committee.map((k, i) => bytesOf(k, 32, `committee[${i}]`));
+    const distinct = new Set(keys.map(toHex));
+    const n = keys.length;
+    if (!Number.isSafeInteger(quorum) || quorum < 0 || quorum > 0xffffffff) {
+      fail('bad_quorum', `quorum ${quorum} is not a u32`, { quorum, committee: distinct.size });
+    }
+    if (distinct.size !== n || !(Math.floor(n / 2) < quorum && quorum <= n)) {
+      fail(
+        'bad_quorum',
+        `quorum ${quorum} is not a strict majority of a committee of ${distinct.size} distinct members`,
+        { quorum, committee: distinct.size },
+      );
+    }
+    this.#committee = new Set(distinct);
+    this.#quorum = quorum;
+    this.#params = params === undefined || params === null ? null : bytesOf(params, 32, 'params');
+  }
+
+  /** The quorum this verifier asks for. */
+  get quorum() {
+    return this.#quorum;
+  }
+
+  /**
+   * Checks the certificate: (the window, when `options.window` is given), the parameter digest
+   * when the verifier pins one, distinct committee signers, valid signatures, at least a quorum.
+   * Returns the summary as `{version, t, root, count, params}` (t and count as numbers, byte
+   * strings as lower-case hex).
+   */
+  verifyCertificate(certificate, options = {}) {
+    const cert = parseCertificate(certificate);
+    const { summary } = cert;
+    if (options.window !== undefined && u64(options.window, 'window') !== summary.t) {
+      fail('wrong_window', `the certificate is for window ${summary.t}, not ${options.window}`, {
+        certified: Number(summary.t),
+        expected: Number(options.window),
+      });
+    }
+    if (this.#params && !equal(this.#params, summary.params)) {
+      fail('params_mismatch', 'the certificate was made under other network parameters');
+    }
+    const seen = new Set();
+    for (const [node] of cert.signatures) {
+      const hex = toHex(node);
+      if (!this.#committee.has(hex)) fail('not_in_committee', `signer ${hex} is not in the committee`, { signer: hex });
+      if (seen.has(hex)) fail('duplicate_signer', `signer ${hex} appears twice`, { signer: hex });
+      seen.add(hex);
+    }
+    const digest = summaryDigest(certificate.summary);
+    for (const [node, sig] of cert.signatures) {
+      if (!verifySignature(node, digest, sig)) {
+        fail('bad_signature', `the signature of ${toHex(node)} does not verify`, { signer: toHex(node) });
+      }
+    }
+    if (cert.signatures.length < this.#quorum) {
+      fail('below_quorum', `${cert.signatures.length} signers, quorum is ${this.#quorum}`, {
+        got: cert.signatures.length,
+        quorum: this.#quorum,
+      });
+    }
+    return {
+      version: summary.version,
+      t: Number(summary.t),
+      root: toHex(summary.root),
+      count: Number(summary.count),
+      params: toHex(summary.params),
+    };
+  }
+
+  /**
+   * Checks the certificate and that `proof` shows `id` active in its window; returns the class
+   * it was active as (`"human"` or `"agent"`, committed to in the certified leaf). Never treat
+   * an agent's success as "a person": ask `verifyMemberOfClass(…, "human", …)`.
+   */
+  verifyMembership(certificate, id, proof, options = {}) {
+    const summary = this.verifyCertificate(certificate, options);
+    const p = parseProof(proof);
+    const idBytes = bytesOf(id, 32, 'identity');
+    if (p.path.leafCount !== BigInt(summary.count)) {
+      fail(
+        'count_mismatch',
+        `the proof is for a set of ${p.path.leafCount} identities, the certificate has ${summary.count}`,
+        { proof: Number(p.path.leafCount), certified: summary.count },
+      );
+    }
+    const leaf = memberLeaf(idBytes, p.class);
+    if (!equal(p.id, idBytes) || !verifyPath(proof.path, certificate.summary.root, leaf)) {
+      fail('not_included', `the proof does not show ${toHex(idBytes)} in the active set`, { id: toHex(idBytes) });
+    }
+    return p.class;
+  }
+
+  /** Checks that `id` was active in the certificate's window *as* `cls` (`"human"` or
+   * `"agent"`): `wrong_class` when it was active as the other class. */
+  verifyMemberOfClass(certificate, id, cls, proof, options = {}) {
+    if (!CLASSES.includes(cls)) fail('malformed', `class: expected "human" or "agent", got ${JSON.stringify(cls)}`);
+    const certified = this.verifyMembership(certificate, id, proof, options);
+    if (certified !== cls) {
+      const hex = toHex(bytesOf(id, 32, 'identity'));
+      fail('wrong_class', `${hex} was active as ${certified}, not as ${cls}`, { id: hex, certified, expected: cls });
+    }
+  }
+
+  /** Checks a body as `GET /v1/windows/{t}/proofs/{id}` serves it (`{certificate, proof}`) for
+   * identity `id` in window `window`, as class `cls` when given. Returns
+   * `{active: true, id, class, window, count}` or throws a VerifyError. */
+  verifyProofResponse(body, id, window, cls) {
+    const b = object(body, 'proof response');
+    const options = { window };
+    const certified =
+      cls === undefined || cls === null
+        ? this.verifyMembership(b.certificate, id, b.proof, options)
+        : (this.verifyMemberOfClass(b.certificate, id, cls, b.proof, options), cls);
+    return {
+      active: true,
+      id: toHex(bytesOf(id, 32, 'identity')),
+      class: certified,
+      window: Number(b.certificate.summary.t),
+      count: Number(b.certificate.summary.count),
+    };
+  }
+}
+
+// ---- over HTTP ------------------------------------------------------------------------------
+
+function base(nodeUrl) {
+  return String(nodeUrl).replace(/\/+$/, '');
+}
+
+async function getJson(url, fetchImpl) {
+  let response;
+  try {
+    response = await fetchImpl(url, { headers: { accept: 'application/json' } });
+  } catch (e) {
+    fail('fetch_failed', `GET ${url}: ${e?.message ?? e}`, { url });
+  }
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  return { status: response.status, ok: response.ok, body };
+}
+
+/** The committee, quorum and parameter digest a node serves at `GET /v1/params`, shaped as
+ * LightVerifier options. Fetch them once and pin them (in code or configuration): taking them
+ * from the node each time trusts that node. */
+export async function fetchParams(nodeUrl, { fetch: fetchImpl = globalThis.fetch } = {}) {
+  const url = `${base(nodeUrl)}/v1/params`;
+  const r = await getJson(url, fetchImpl);
+  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
+  const p = object(object(r.body, 'params response').params, 'params');
+  return { committee: p.committee, quorum: p.quorum, params: r.body.digest };
+}
+
+/**
+ * Fetches `GET {nodeUrl}/v1/windows/{window}/proofs/{identityId}` from any node, cache or
+ * relayer, and checks it offline against the pinned `committee` and `quorum` (and `params`, the
+ * parameter digest, when given; and `class`, "human" or "agent", when given). Returns
+ * `{active: true, id, class, window, count}`; throws a VerifyError: `not_active` when the node
+ * has no certified proof (404), `fetch_failed` when it cannot be reached or fails otherwise,
+ * and the verifier's codes when what it served does not verify.
+ */
+export async function fetchAndVerify(nodeUrl, identityId, window, options = {}) {
+  const { committee, quorum, params, class: cls, fetch: fetchImpl = globalThis.fetch } = options;
+  if (cls !== undefined && cls !== null && !CLASSES.includes(cls)) {
+    fail('malformed', `class: expected "human" or "agent", got ${JSON.stringify(cls)}`);
+  }
+  const verifier = new LightVerifier({ committee, quorum, params });
+  const id = toHex(bytesOf(identityId, 32, 'identity'));
+  const t = u64(window, 'window');
+  const url = `${base(nodeUrl)}/v1/windows/${t}/proofs/${id}`;
+  const r = await getJson(url, fetchImpl);
+  if (r.status === 404) {
+    fail('not_active', r.body?.message ?? `no certified proof that ${id} was active in window ${t}`, { url });
+  }
+  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
+  try {
+    return verifier.verifyProofResponse(r.body, id, t, cls);
+  } catch (e) {
+    // What the node served does not parse: say so (it is the node's fault, not the caller's).
+    if (e instanceof VerifyError && e.code === 'malformed') e.details = { ...e.details, served: true, url };
+    throw e;
+  }
+}
+
+/**
+ * Whether `id` was active in window `t` as a person, by a proof fetched from `nodeUrl` and
+ * checked against `verifierOpts` ({committee, quorum, params?}). False when the node has no
+ * proof or what it serves does not verify (another node may still have one: a node can
+ * withhold a proof, never forge one); throws when the node cannot be reached or the options
+ * are wrong (`bad_quorum`, `malformed`).
+ */
+export async function isActiveHuman(nodeUrl, id, t, verifierOpts = {}) {
+  try {
+    await fetchAndVerify(nodeUrl, id, t, { ...verifierOpts, class: 'human' });
+    return true;
+  } catch (e) {
+    const callersFault = ['fetch_failed', 'bad_quorum'].includes(e?.code) ||
+      (e?.code === 'malformed' && !e.details?.served);
+    if (e instanceof VerifyError && !callersFault) return false;
+    throw e;
+  }
+}
+
+/** The window containing `ms` (ms since the Unix epoch), from the pinned `genesis_ms` and
+ * `window_ms` of `GET /v1/params`: `floor((ms - genesis_ms) / window_ms)`. */
+export function windowAt({ genesis_ms, window_ms }, ms) {
+  if (!Number.isSafeInteger(ms) || !Number.isSafeInteger(genesis_ms) || !(window_ms > 0)) {
+    fail('malformed', 'windowAt: expected integer ms, genesis_ms and a positive window_ms');
+  }
+  if (ms < genesis_ms) fail('malformed', `${ms} is before genesis (${genesis_ms})`);
+  return Math.floor((ms - genesis_ms) / window_ms);
+}
