@@ -460,9 +460,11 @@ export async function isActiveHuman(nodeUrl, id, t, verifierOpts = {}) {
     await fetchAndVerify(nodeUrl, id, t, { ...verifierOpts, class: 'human' });
     return true;
   } catch (e) {
-    const callersFault = ['fetch_failed', 'bad_quorum'].includes(e?.code) ||
-      (e?.code === 'malformed' && !e.details?.served);
-    if (e instanceof VerifyError && !callersFault) return false;
+    // No answer (unreachable node) or wrong options (bad_quorum, a malformed id or key) is not
+    // "not active": throw. Anything the node served that does not verify is.
+    const noAnswer =
+      ['fetch_failed', 'bad_quorum'].includes(e?.code) || (e?.code === 'malformed' && !e.details?.served);
+    if (e instanceof VerifyError && !noAnswer) return false;
     throw e;
   }
 }

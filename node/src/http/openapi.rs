@@ -161,8 +161,15 @@ pub fn spec() -> Value {
             "Challenge": { "type": "object", "properties": { "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } },
             "Response": { "type": "object", "required": ["version", "challenge", "answer", "sig"], "properties": { "version": { "type": "integer", "const": 1 }, "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "answer": { "type": "string", "description": "hex of the answer bytes" }, "sig": hex(64) } },
             "Verdict": { "type": "object", "properties": { "verdict": { "const": "accepted" }, "id": hex(32), "window": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "accepted_at": { "type": "integer" }, "acceptance": { "type": "object" } } },
-            "WindowCertificate": { "type": "object", "properties": { "summary": { "type": "object", "properties": { "version": { "type": "integer" }, "t": { "type": "integer" }, "root": hex(32), "count": { "type": "integer" }, "params": hex(32) } }, "signatures": { "type": "array", "items": { "type": "array", "prefixItems": [hex(32), hex(64)] } } } },
-            "Proof": { "type": "object", "properties": { "certificate": { "$ref": "#/components/schemas/WindowCertificate" }, "proof": { "type": "object", "properties": { "id": hex(32), "path": { "type": "object", "properties": { "index": { "type": "integer" }, "leaf_count": { "type": "integer" }, "siblings": { "type": "array", "items": hex(32) } } } } } } }
+            "WindowCertificate": { "type": "object", "required": ["summary", "signatures"], "properties": {
+                "summary": { "type": "object", "required": ["version", "t", "root", "count", "params"], "description": "committee members sign BLAKE3-derive(\"hco window summary v1\", version u8, t u64, root, count u64, params)", "properties": { "version": { "type": "integer" }, "t": { "type": "integer" }, "root": hex(32), "count": { "type": "integer" }, "params": hex(32) } },
+                "signatures": { "type": "array", "description": "[node, sig] pairs sorted by node", "items": { "type": "array", "prefixItems": [hex(32), hex(64)], "minItems": 2, "maxItems": 2 } } } },
+            "Proof": { "type": "object", "required": ["certificate", "proof"], "properties": {
+                "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
+                "proof": { "type": "object", "required": ["id", "class", "path"], "properties": {
+                    "id": hex(32),
+                    "class": { "enum": ["human", "agent"], "description": "the class the identity was active as, committed to in the leaf BLAKE3(0x00 ‖ id ‖ class byte: 0 human, 1 agent); a verifier gating people must require human" },
+                    "path": { "type": "object", "required": ["index", "leaf_count", "siblings"], "properties": { "index": { "type": "integer" }, "leaf_count": { "type": "integer" }, "siblings": { "type": "array", "items": hex(32) } } } } } } }
         } }
     })
 }

@@ -391,3 +391,110 @@ async fn params_say_which_classes_only_baselines_serve() {
         serde_json::json!({ "human": false, "agent": false })
     );
 }
+
+/// Every object in `value` has exactly the properties its schema in `doc` names (`$ref`s
+/// resolved), and every value of an `enum` is one it lists.
+fn keys_match_schema(value: &Value, schema: &Value, doc: &Value, at: &str) {
+    let schema = match schema["$ref"].as_str() {
+        Some(r) => doc
+            .pointer(r.trim_start_matches('#'))
+            .unwrap_or_else(|| panic!("{at}: {r} is not in the document")),
+        None => schema,
+    };
+    if let Some(allowed) = schema["enum"].as_array() {
+        assert!(
+            allowed.contains(value),
+            "{at}: {value} is not in {allowed:?}"
+        );
+    }
+    match value {
+        Value::Object(fields) => {
+            let properties = schema["properties"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{at}: the schema names no properties"));
+            let served: std::collections::BTreeSet<_> = fields.keys().collect();
+            let named: std::collections::BTreeSet<_> = properties.keys().collect();
+            assert_eq!(
+                served, named,
+                "{at}: served keys and schema properties differ"
+            );
+            for (key, v) in fields {
+                keys_match_schema(v, &properties[key], doc, &format!("{at}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    keys_match_schema(v, item, doc, &format!("{at}[{i}]"));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn a_served_proof_has_the_keys_the_openapi_document_names() {
+    let h = harness().await;
+    let agent = testing::key(61);
+    let id = testing::identity_id(&agent);
+    let (status, _, _) = call(
+        &h.app,
+        "POST",
+        "/v1/identities",
+        json(&SignedRegister::new(&agent, Class::Agent, h.now)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, view, _) = call(
+        &h.app,
+        "POST",
+        "/v1/challenges",
+        json(&SignedRequest::new(&agent, 0, 0)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    let view: crate::api::ChallengeView = serde_json::from_value(view).unwrap();
+    let prompt = hco_challenges::Prompt {
+        family: view.prompt.family.clone(),
+        text: view.prompt.text.clone(),
+        data: serde_json::to_vec(&view.prompt.data).unwrap(),
+    };
+    let answer = Registry::builtin()
+        .get(&prompt.family)
+        .unwrap()
+        .solve(&prompt)
+        .unwrap();
+    let response = hco_oracle::Response::new(&agent, view.challenge, answer);
+    let (status, verdict, _) = call(&h.app, "POST", "/v1/responses", json(&response)).await;
+    assert_eq!(status, StatusCode::OK, "{verdict}");
+    // The one-member committee closes and certifies window 0.
+    let oracle = &h.node.oracle;
+    let closed = oracle.params().closes_at(0);
+    oracle.reveal(0, closed).unwrap().unwrap();
+    let summary = oracle.summarize(0, closed).unwrap().unwrap();
+    assert!(oracle.add_summary(&summary).unwrap().unwrap().is_some());
+
+    let (status, proof, _) = call(
+        &h.app,
+        "GET",
+        &format!("/v1/windows/0/proofs/{id}"),
+        Body::empty(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{proof}");
+    assert_eq!(proof["proof"]["class"], "agent");
+    let (_, doc, _) = call(&h.app, "GET", "/openapi.json", Body::empty()).await;
+    let route = &doc["paths"]["/v1/windows/{t}/proofs/{id}"]["get"]["responses"]["200"];
+    let schema = &route["content"]["application/json"]["schema"];
+    keys_match_schema(&proof, schema, &doc, "proof");
+    let (status, certificate, _) =
+        call(&h.app, "GET", "/v1/windows/0/certificate", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    keys_match_schema(
+        &certificate,
+        &serde_json::json!({ "$ref": "#/components/schemas/WindowCertificate" }),
+        &doc,
+        "certificate",
+    );
+}
