@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a fresh machine: unit, integration, property, doc tests,
-# and the light-verifier build without the ledger. Installs what the tests need where missing.
+# the light-verifier build without the ledger, and the JavaScript verifier's tests (js/).
+# Installs what the tests need where missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,28 @@ fi
 
 # The light verifier must build without sled or any I/O dependency.
 cargo check --quiet -p hco-oracle --no-default-features
+
+# The JavaScript verifier (js/, a few seconds) against the certificates and proofs the Rust code
+# makes (js/test/fixtures/, kept equal to the code by the oracle's js_fixtures test). It needs
+# Node.js 20.19 or newer (the floor of @noble/curves and @noble/hashes 2). Where node or npm is
+# missing or older, these tests are skipped with a warning rather than installed from Debian:
+# Debian's nodejs (18) is below that floor.
+node_ok=""
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  node_ok=$(node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+    process.stdout.write(a > 20 || (a === 20 && b >= 19) ? "yes" : "")')
+fi
+if [ -n "$node_ok" ]; then
+  (
+    cd js
+    [ -d node_modules ] || npm ci --ignore-scripts --no-audit --no-fund
+    npm test
+  )
+else
+  echo "!!!! SKIPPED: the JavaScript verifier's tests (js/) need Node.js >= 20.19 with npm;" \
+    "found: $(command -v node >/dev/null && node --version || echo 'no node')," \
+    "$(command -v npm >/dev/null && echo npm || echo 'no npm'). Install Node.js 20.19+ to run them. !!!!" >&2
+fi
 
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast
