@@ -231,11 +231,13 @@ function parseProof(proof) {
 // ---- ed25519 --------------------------------------------------------------------------------
 
 /** Strict ed25519 as Rust's `verify_strict`: canonical encodings of key and nonce, s < L, and
- * small-order keys or nonces refused. */
+ * small-order keys or nonces refused. The nonce must also be torsion-free: noble checks the
+ * cofactored equation, Rust the cofactorless one, and for a torsion-free key and nonce the two
+ * agree (a nonce with a small-order part passes only the cofactored check). */
 function verifySignature(node, digest, sig) {
   try {
     const R = ed25519.Point.fromBytes(sig.subarray(0, 32), false);
-    if (R.isSmallOrder()) return false;
+    if (R.isSmallOrder() || !R.isTorsionFree()) return false;
   } catch {
     return false;
   }
