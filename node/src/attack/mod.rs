@@ -21,6 +21,7 @@ pub mod presence;
 pub mod qa_ranking;
 pub mod session;
 pub mod stats;
+pub mod trained;
 pub mod visual;
 
 pub use session::{Session, Verdict};

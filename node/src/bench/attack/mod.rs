@@ -14,6 +14,12 @@
 //! development one, whose deadlines they share. The labelled baselines (`baseline: true`: the
 //! lock families, `proof_of_work`) are measured to show why no policy counts them as proof.
 //!
+//! With `--trained DIR` the trained attacker ([`crate::attack::trained`]: a model trained on
+//! labelled challenges of our own generator, see `scripts/train-attacker/`) is measured beside
+//! the others on `visual_match` and `interactive_reasoning`, and is the headline where it is
+//! the most successful. `hco bench attack dataset` ([`dataset`]) renders those labelled
+//! challenges.
+//!
 //! With `--one-person` the bench runs only the one-person attacker ([`one_person`]): one
 //! person, one hardware key with a credential per identity, and a model answering every
 //! cognitive step, holding `--identities` identities for `--windows` windows of production's
@@ -34,6 +40,7 @@
 //! "corpus", "by_window": […], …}}}`; `per_round_signals` counts replies that judged one
 //! round's answer (0 while the game judges a session once, after its third round).
 
+pub mod dataset;
 mod device;
 mod end_to_end;
 mod family;
@@ -77,7 +84,11 @@ pub const EACH_DIFFICULTY: [&str; 4] = [
 
 /// Options of `hco bench attack`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct AttackArgs {
+    /// `dataset`: render labelled challenges instead of measuring.
+    #[command(subcommand)]
+    pub command: Option<AttackCommand>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -166,6 +177,25 @@ pub struct AttackArgs {
     /// and the challenges draw a new window's sets each window.
     #[arg(long, value_parser = humantime::parse_duration, default_value = "240s")]
     pub oracle_window: std::time::Duration,
+    /// Also measure the trained attacker (`trained`) of `visual_match` and
+    /// `interactive_reasoning`, with the weights in this directory (`scripts/train-attacker/`).
+    #[arg(long)]
+    pub trained: Option<PathBuf>,
+    /// The trained attacker's solver command (`sh -c`; the weights directory in
+    /// `HCO_TRAINED_DIR`).
+    #[arg(
+        long,
+        default_value = concat!("python3 ", env!("CARGO_MANIFEST_DIR"), "/../scripts/train-attacker/solve.py")
+    )]
+    pub trained_cmd: String,
+}
+
+/// Subcommands of `hco bench attack`.
+#[derive(Debug, clap::Subcommand)]
+pub enum AttackCommand {
+    /// Render labelled challenges of an image family with the issuer's generator (images and
+    /// `labels.jsonl`), to train an attacker on.
+    Dataset(dataset::DatasetArgs),
 }
 
 /// One family's figures.
@@ -202,6 +232,9 @@ struct Report {
 
 /// Runs the bench.
 pub fn run(args: AttackArgs) -> anyhow::Result<()> {
+    if let Some(AttackCommand::Dataset(d)) = &args.command {
+        return dataset::run(d);
+    }
     if args.one_person {
         return run_one_person(&args);
     }
@@ -357,7 +390,12 @@ fn measure_attackers(
 ) -> anyhow::Result<(BTreeMap<String, AttackerRate>, Box<dyn Attack>)> {
     let mut rates = BTreeMap::new();
     let mut top: Option<(u64, Box<dyn Attack>)> = None;
-    for attacker in attack::of_family(name) {
+    let mut attackers = attack::of_family(name);
+    if let Some(dir) = &args.trained {
+        let trained = attack::trained::Trained::of(name, &args.trained_cmd, dir.clone());
+        attackers.extend(trained.map(|t| Box::new(t) as Box<dyn Attack>));
+    }
+    for attacker in attackers {
         eprintln!(
             "attack: {name} (difficulty {difficulty}) ← {} ({} tries)",
             attacker.name(),
