@@ -47,6 +47,8 @@ pub struct AgentSection {
     pub max_sessions: usize,
     /// Sessions open at once from one client address (0: no limit beyond `max_sessions`).
     pub max_sessions_per_ip: usize,
+    /// Sessions one agent identity may start per window (0: no limit).
+    pub max_sessions_per_identity: u32,
     /// Lifetime of an admission credential.
     #[serde(with = "humantime_serde")]
     pub credential_ttl: Duration,
@@ -72,6 +74,7 @@ impl Default for AgentSection {
             session_timeout: Duration::from_secs(120),
             max_sessions: 10_000,
             max_sessions_per_ip: 8,
+            max_sessions_per_identity: 2,
             credential_ttl: Duration::from_secs(24 * 3600),
             corpus_dir: None,
             retired_sets: None,

@@ -222,6 +222,7 @@ fn admission_game(
         session_timeout_ms: a.session_timeout.as_millis() as u64,
         max_sessions: a.max_sessions,
         max_sessions_per_client: a.max_sessions_per_ip,
+        max_sessions_per_identity: a.max_sessions_per_identity,
         credential_ttl_ms: a.credential_ttl.as_millis() as u64,
     };
     AdmissionGame::new(

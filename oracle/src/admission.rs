@@ -1,6 +1,8 @@
 //! The admission credential of the agent-admission game (aCAPTCHA): a node's signed statement
-//! that an entity completed a three-round session within the per-round budget. Anyone verifies
-//! it offline with the node's public key.
+//! that the holder of a registered agent identity completed a three-round session within the
+//! per-round budget. The identity signed the session's start ([`SessionStart`]) and the
+//! credential carries that signature, so anyone verifies offline, with the node's public key
+//! pinned, both that the node admitted and that the identity asked to play.
 
 use ed25519_dalek::SigningKey;
 use serde::{Deserialize, Serialize};
@@ -14,10 +16,14 @@ pub struct Admission {
     pub version: u8,
     /// The node that ran the session.
     pub node: NodeId,
-    /// The identity the session was bound to, if the client named one. The client names it
-    /// when it starts the session, unsigned: it is what the client asked for, not a proof that
-    /// the identity's holder played.
-    pub identity: Option<IdentityId>,
+    /// The identity that started the session (a registered agent identity).
+    pub identity: IdentityId,
+    /// The window the session started in.
+    pub window: u64,
+    /// The identity's nonce for the session.
+    pub nonce: Digest,
+    /// The identity's signature over the start ([`SessionStart::digest`]).
+    pub start_sig: Sig,
     /// Digest of the session (its id, narrative set and questions).
     pub session: Digest,
     /// Effective time of each round (elapsed minus the connection's RTT), in milliseconds.
@@ -37,6 +43,52 @@ pub struct AdmissionCredential {
     pub sig: Sig,
 }
 
+/// What an agent identity signs to start a session at `node` in `window`: the session is bound
+/// to the identity, and the node counts sessions per identity and window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStart {
+    /// The identity (a registered agent identity).
+    pub identity: IdentityId,
+    /// The current window.
+    pub window: u64,
+    /// Any 32 bytes the identity chooses, so two starts differ.
+    pub nonce: Digest,
+    /// The identity's signature over [`SessionStart::digest`].
+    pub sig: Sig,
+}
+
+impl SessionStart {
+    /// The signed bytes: domain `hco admission start v1`, parts node, identity, window u64,
+    /// nonce.
+    pub fn digest(node: &NodeId, identity: &IdentityId, window: u64, nonce: &Digest) -> Digest {
+        sign::digest(
+            "hco admission start v1",
+            &[&node.0, &identity.0, &window.to_be_bytes(), &nonce.0],
+        )
+    }
+
+    /// A start signed with the identity's `key`.
+    pub fn sign(key: &SigningKey, node: &NodeId, window: u64, nonce: Digest) -> Self {
+        let identity = IdentityId(key.verifying_key().to_bytes());
+        let sig = sign::sign(key, &Self::digest(node, &identity, window, &nonce));
+        Self {
+            identity,
+            window,
+            nonce,
+            sig,
+        }
+    }
+
+    /// Whether the identity signed this start for `node`.
+    pub fn verify(&self, node: &NodeId) -> bool {
+        sign::verify(
+            &self.identity.0,
+            &Self::digest(node, &self.identity, self.window, &self.nonce),
+            &self.sig,
+        )
+    }
+}
+
 /// Why a credential does not verify.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -50,6 +102,9 @@ pub enum CredentialError {
     /// Past its expiry.
     #[error("the credential expired at {0}")]
     Expired(Timestamp),
+    /// The identity's signature over the session start does not verify.
+    #[error("the identity's signature over the session start does not verify")]
+    BadStartSignature,
 }
 
 impl CredentialError {
@@ -59,19 +114,21 @@ impl CredentialError {
             CredentialError::BadSignature => "bad_signature",
             CredentialError::UntrustedNode(_) => "untrusted_node",
             CredentialError::Expired(_) => "credential_expired",
+            CredentialError::BadStartSignature => "bad_identity_signature",
         }
     }
 }
 
 fn digest(a: &Admission) -> Digest {
-    let identity = a.identity.map(|i| i.0).unwrap_or([0; 32]);
     sign::digest(
-        "hco admission v1",
+        "hco admission v2",
         &[
             &[a.version],
             &a.node.0,
-            &[u8::from(a.identity.is_some())],
-            &identity,
+            &a.identity.0,
+            &a.window.to_be_bytes(),
+            &a.nonce.0,
+            &a.start_sig.0,
             &a.session.0,
             &a.round_ms[0].to_be_bytes(),
             &a.round_ms[1].to_be_bytes(),
@@ -99,12 +156,23 @@ impl AdmissionCredential {
     }
 
     /// What can be checked without a trusted node key: the signature under the key the
-    /// credential itself names, and the expiry at `now`. Anyone signs a credential that passes
+    /// credential itself names, the identity's signature over the start, and the expiry at
+    /// `now`. Anyone signs a credential that passes
     /// this with a key of their own, so it never makes one valid ([`AdmissionCredential::verify`]
     /// does, with the issuing node's key pinned).
     pub fn check_self_signed(&self, now: Timestamp) -> Result<(), CredentialError> {
         if !sign::verify(&self.admission.node.0, &digest(&self.admission), &self.sig) {
             return Err(CredentialError::BadSignature);
+        }
+        let a = &self.admission;
+        let start = SessionStart {
+            identity: a.identity,
+            window: a.window,
+            nonce: a.nonce,
+            sig: a.start_sig,
+        };
+        if !start.verify(&a.node) {
+            return Err(CredentialError::BadStartSignature);
         }
         if now > self.admission.expires_at {
             return Err(CredentialError::Expired(self.admission.expires_at));
@@ -122,12 +190,16 @@ mod tests {
     fn credentials_verify_offline_and_refuse_tampering() {
         let key = testing::key(1);
         let node = testing::node_id(&key);
+        let start = SessionStart::sign(&testing::key(7), &node, 4, Digest([5; 32]));
         let cred = AdmissionCredential::sign(
             &key,
             Admission {
                 version: 1,
                 node,
-                identity: None,
+                identity: start.identity,
+                window: start.window,
+                nonce: start.nonce,
+                start_sig: start.sig,
                 session: Digest([3; 32]),
                 round_ms: [900, 1200, 1500],
                 issued_at: 1000,
@@ -154,11 +226,31 @@ mod tests {
             "bad_signature"
         );
 
-        // Any key signs a credential that checks out against the key it names itself: only a
-        // pinned node key tells it from the node's.
+        // The node cannot name an identity that did not sign the start: the credential is
+        // invalid even under the pinned node key.
+        let mut admission = cred.admission.clone();
+        admission.identity = testing::identity_id(&testing::key(8));
+        let unsigned = AdmissionCredential::sign(&key, admission);
+        assert_eq!(
+            unsigned.verify(&node, 2000).unwrap_err().code(),
+            "bad_identity_signature"
+        );
+
+        // A start signed for one node does not carry over to another.
         let other = testing::key(2);
         let mut admission = cred.admission.clone();
         admission.node = testing::node_id(&other);
+        let moved = AdmissionCredential::sign(&other, admission.clone());
+        assert_eq!(
+            moved.check_self_signed(2000).unwrap_err().code(),
+            "bad_identity_signature"
+        );
+
+        // Anyone with an identity key and a key of their own signs a credential that checks
+        // out against the node key it names itself: only a pinned node key tells it from the
+        // node's.
+        let start = SessionStart::sign(&testing::key(7), &admission.node, 4, Digest([5; 32]));
+        admission.start_sig = start.sig;
         let self_made = AdmissionCredential::sign(&other, admission);
         self_made.check_self_signed(2000).unwrap();
         assert_eq!(

@@ -8,23 +8,38 @@
 //! round was wrong), so a session is one guess at all three answers, not an oracle that checks
 //! one answer at a time.
 //!
-//! A session draws its set from the game's half of the current window's slice of the set
-//! schedule ([`WindowSets`]; the per-window `narrative_chain` challenges draw the other half), so
-//! the game never shows a set that another window used, nor one of its own window's
-//! challenges; past the schedule's end, or with one set per window, it refuses with
-//! `corpus_exhausted`.
+//! A session is bound to a registered agent identity: the identity signs its start
+//! ([`SessionStart`], for this node and the current window; the caller checks the registration)
+//! and may start `max_sessions_per_identity` sessions a window. It draws its set from the game's
+//! half of the current window's slice of the set schedule ([`WindowSets`]; the per-window
+//! `narrative_chain` challenges draw the other half), so the game never shows a set that another
+//! window used, nor one of its own window's challenges; past the schedule's end, or with one set
+//! per window, it refuses with `corpus_exhausted`. A question shown to a session that is not
+//! admitted (wrong, late, timed out or abandoned) is retired for the rest of the window, and a
+//! question is shown to one open session at a time ([`window`]), so no number of sessions or
+//! identities, in sequence or in parallel, looks twice at one question. The price: the game
+//! serves at once as many sessions as its window's sets have questions per part
+//! (`game_busy` beyond), and sessions that fail on purpose spend a window's questions
+//! (`game_sets_spent`) — a denial of the game, not of admission, paid in registered agent
+//! identities and bounded to one window.
 //!
 //! `now` and the RTT are parameters: nothing here reads a clock or a socket.
+
+mod error;
+pub mod window;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::narrative::{Corpus, SessionPlan, SetSchedule};
-use hco_challenges::{Reject, Seed};
+use hco_challenges::Seed;
+use hco_challenges::narrative::{Corpus, SessionPlan};
 use serde::{Deserialize, Serialize};
 
-use crate::{Admission, AdmissionCredential, Digest, IdentityId, NodeId, Timestamp, sign};
+pub use self::error::GameError;
+pub use self::window::WindowSets;
+use self::window::{NoQuestion, WindowLedger};
+use crate::{Admission, AdmissionCredential, Digest, NodeId, SessionStart, Timestamp, sign};
 
 /// Parameters of the game (Table 3 of the paper).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,8 +54,15 @@ pub struct GameParams {
     /// beyond `max_sessions`.
     #[serde(default)]
     pub max_sessions_per_client: usize,
+    /// Sessions one agent identity may start per window; 0: no limit.
+    #[serde(default = "default_per_identity")]
+    pub max_sessions_per_identity: u32,
     /// Lifetime of an admission credential.
     pub credential_ttl_ms: u64,
+}
+
+fn default_per_identity() -> u32 {
+    2
 }
 
 impl Default for GameParams {
@@ -50,94 +72,8 @@ impl Default for GameParams {
             session_timeout_ms: 120_000,
             max_sessions: 10_000,
             max_sessions_per_client: 0,
+            max_sessions_per_identity: default_per_identity(),
             credential_ttl_ms: 24 * 3600 * 1000,
-        }
-    }
-}
-
-/// Why a session step was refused. Codes are stable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GameError {
-    /// No such session (never issued, or forgotten after expiry).
-    #[error("unknown session; start a new one")]
-    UnknownSession,
-    /// The session is past its timeout.
-    #[error("the session timed out")]
-    SessionExpired,
-    /// The session already ended (completed or failed): sessions are single-use.
-    #[error("the session has ended; start a new one")]
-    SessionClosed,
-    /// Not the endpoint of the current round: a skipped, replayed or guessed endpoint.
-    #[error("this is not the endpoint of the current round")]
-    WrongEndpoint,
-    /// The answer came after the round's budget (effective time).
-    #[error(
-        "round {round} answered after {effective_ms} ms of effective time (budget {budget_ms} ms)"
-    )]
-    RoundExpired {
-        /// The round (1–3).
-        round: usize,
-        /// Effective time taken.
-        effective_ms: u64,
-        /// The budget.
-        budget_ms: u64,
-    },
-    /// The answer was wrong or malformed.
-    #[error("{0}")]
-    Answer(Reject),
-    /// The session's three rounds are done and not every answer was right (which were is not
-    /// said).
-    #[error("not admitted: not every answer of the session was right; start a new session")]
-    NotAdmitted,
-    /// Too many open sessions.
-    #[error("too many sessions in progress; retry shortly")]
-    Overloaded,
-    /// This client already has as many open sessions as it may.
-    #[error("this client already has {limit} sessions open; finish one or wait for it to expire")]
-    TooManySessions {
-        /// Sessions one client may keep open.
-        limit: usize,
-    },
-    /// No narrative set is available (all retired).
-    #[error("no narrative set is available")]
-    NoCorpus,
-    /// The set schedule gives the current window no set (it has run out, or not begun).
-    #[error("no fresh narrative set is scheduled for window {t}; retry in a later window")]
-    CorpusExhausted {
-        /// The current window.
-        t: u64,
-    },
-}
-
-impl GameError {
-    /// The game's own codes (an answer's rejection carries the family's code).
-    pub const CODES: &'static [&'static str] = &[
-        "unknown_session",
-        "session_expired",
-        "session_closed",
-        "wrong_endpoint",
-        "round_expired",
-        "not_admitted",
-        "overloaded",
-        "no_corpus",
-        "corpus_exhausted",
-    ];
-
-    /// The stable snake_case code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            GameError::UnknownSession => "unknown_session",
-            GameError::SessionExpired => "session_expired",
-            GameError::SessionClosed => "session_closed",
-            GameError::WrongEndpoint => "wrong_endpoint",
-            GameError::RoundExpired { .. } => "round_expired",
-            GameError::Answer(r) => r.code(),
-            GameError::NotAdmitted => "not_admitted",
-            GameError::Overloaded => "overloaded",
-            GameError::TooManySessions { .. } => "too_many_sessions",
-            GameError::NoCorpus => "no_corpus",
-            GameError::CorpusExhausted { .. } => "corpus_exhausted",
         }
     }
 }
@@ -174,7 +110,7 @@ pub enum Step {
 
 struct Session {
     plan: SessionPlan,
-    identity: Option<IdentityId>,
+    start: SessionStart,
     client: Option<ClientKey>,
     started: Timestamp,
     round: usize,
@@ -186,29 +122,9 @@ struct Session {
     closed: bool,
 }
 
-/// Which sets the game may draw at a time: the network's set schedule and its windows.
-#[derive(Debug, Clone)]
-pub struct WindowSets {
-    /// The set schedule (the same the `narrative_chain` family follows).
-    pub schedule: SetSchedule,
-    /// Start of window 0.
-    pub genesis_ms: Timestamp,
-    /// Window length.
-    pub window_ms: u64,
-}
-
-impl WindowSets {
-    /// The slice of the window holding `now`.
-    fn slice_at(&self, now: Timestamp) -> Result<&[String], GameError> {
-        let t = now.saturating_sub(self.genesis_ms) / self.window_ms.max(1);
-        if now < self.genesis_ms {
-            return Err(GameError::CorpusExhausted { t });
-        }
-        self.schedule
-            .game_sets(t)
-            .ok_or(GameError::CorpusExhausted { t })
-    }
-}
+/// How long past its budget a round stays open (no answer sent then can be on time, unless
+/// the connection's round-trip time exceeds this): after it, a start sweeps the session away.
+const RTT_ALLOWANCE_MS: u64 = 10_000;
 
 /// Who started a session, as the gateway tells clients apart (an address or its prefix).
 pub type ClientKey = [u8; 16];
@@ -220,7 +136,15 @@ pub struct AdmissionGame {
     secret: [u8; 32],
     corpus: Corpus,
     sets: WindowSets,
-    sessions: Mutex<(u64, HashMap<Digest, Session>)>,
+    state: Mutex<State>,
+}
+
+/// Open sessions and the current window's ledger.
+#[derive(Default)]
+struct State {
+    counter: u64,
+    sessions: HashMap<Digest, Session>,
+    window: WindowLedger,
 }
 
 impl AdmissionGame {
@@ -233,7 +157,7 @@ impl AdmissionGame {
             secret,
             corpus,
             sets,
-            sessions: Mutex::new((0, HashMap::new())),
+            state: Mutex::new(State::default()),
         }
     }
 
@@ -264,33 +188,62 @@ impl AdmissionGame {
         })
     }
 
-    /// Starts a session at `now`; `nonce` is any client-chosen bytes (bounded by the caller).
-    pub fn start(
-        &self,
-        identity: Option<IdentityId>,
-        nonce: &[u8],
-        now: Timestamp,
-    ) -> Result<RoundView, GameError> {
-        self.start_from(None, identity, nonce, now)
+    /// The node id sessions are started at (what [`SessionStart`]s are signed for).
+    pub fn node(&self) -> NodeId {
+        NodeId(self.key.verifying_key().to_bytes())
     }
 
-    /// Starts a session for `client` at `now`: refused with `too_many_sessions` while that
-    /// client has `max_sessions_per_client` sessions open, so one client cannot fill the table.
-    pub fn start_from(
+    /// The window holding `now`.
+    pub fn window_at(&self, now: Timestamp) -> u64 {
+        self.sets.window_at(now)
+    }
+
+    /// Questions retired in the current window (shown to sessions that were not admitted).
+    pub fn retired_questions(&self) -> usize {
+        self.state.lock().map(|s| s.window.retired()).unwrap_or(0)
+    }
+
+    /// Starts a session for the identity that signed `start`, from `client`, at `now`. The
+    /// caller has checked that the identity is registered as an agent. Refused with
+    /// `too_many_sessions` while `client` has `max_sessions_per_client` sessions open, and with
+    /// `identity_session_limit` once the identity has started `max_sessions_per_identity` this
+    /// window.
+    pub fn start(
         &self,
         client: Option<ClientKey>,
-        identity: Option<IdentityId>,
-        nonce: &[u8],
+        start: &SessionStart,
         now: Timestamp,
     ) -> Result<RoundView, GameError> {
-        let mut guard = self.sessions.lock().map_err(|_| GameError::Overloaded)?;
-        let (counter, sessions) = &mut *guard;
+        let current = self.sets.window_at(now);
+        if start.window != current {
+            return Err(GameError::WrongWindow {
+                named: start.window,
+                current,
+            });
+        }
+        if !start.verify(&self.node()) {
+            return Err(GameError::BadStartSignature);
+        }
+        let mut guard = self.state.lock().map_err(|_| GameError::Overloaded)?;
+        let state = &mut *guard;
+        state.window.enter(current);
         let timeout = self.params.session_timeout_ms;
-        sessions.retain(|_, s| now <= s.started + timeout && !s.closed);
+        let round_open = self.params.round_budget_ms + RTT_ALLOWANCE_MS;
+        let window = &mut state.window;
+        state.sessions.retain(|_, s| {
+            let open =
+                now <= s.started + timeout && now <= s.round_started + round_open && !s.closed;
+            if !open && !s.closed {
+                // Abandoned: it saw its questions and was never admitted.
+                window.end(&s.plan, false);
+            }
+            open
+        });
         let limit = self.params.max_sessions_per_client;
         if let Some(client) = client
             && limit > 0
-            && sessions
+            && state
+                .sessions
                 .values()
                 .filter(|s| s.client == Some(client))
                 .count()
@@ -298,24 +251,35 @@ impl AdmissionGame {
         {
             return Err(GameError::TooManySessions { limit });
         }
-        if sessions.len() >= self.params.max_sessions {
+        if state.sessions.len() >= self.params.max_sessions {
             return Err(GameError::Overloaded);
         }
-        *counter += 1;
+        let slice = self.sets.slice_at(now)?;
+        state
+            .window
+            .count_start(start.identity, self.params.max_sessions_per_identity)?;
+        state.counter += 1;
         let id = self.keyed(&[
             b"session",
             &now.to_be_bytes(),
-            &counter.to_be_bytes(),
-            nonce,
+            &state.counter.to_be_bytes(),
+            &start.identity.0,
+            &start.nonce.0,
         ]);
-        let slice = self.sets.slice_at(now)?;
-        let plan = self
-            .corpus
-            .sample_from(&Seed(self.keyed(&[b"plan", &id.0]).0), slice)
-            .ok_or(GameError::NoCorpus)?;
+        let seed = Seed(self.keyed(&[b"plan", &id.0]).0);
+        let plan = match state.window.draw(&self.corpus, &seed, slice) {
+            Ok(plan) => plan,
+            Err(none) => {
+                state.window.uncount_start(&start.identity);
+                return Err(match none {
+                    NoQuestion::Spent => GameError::SetsSpent { t: current },
+                    NoQuestion::Busy => GameError::Busy,
+                });
+            }
+        };
         let session = Session {
             plan,
-            identity,
+            start: start.clone(),
             client,
             started: now,
             round: 0,
@@ -326,7 +290,7 @@ impl AdmissionGame {
             closed: false,
         };
         let view = self.view(&id, &session).ok_or(GameError::NoCorpus)?;
-        sessions.insert(id, session);
+        state.sessions.insert(id, session);
         Ok(view)
     }
 
@@ -340,11 +304,33 @@ impl AdmissionGame {
         rtt_ms: u64,
         now: Timestamp,
     ) -> Result<Step, GameError> {
-        let mut guard = self.sessions.lock().map_err(|_| GameError::Overloaded)?;
-        let s = guard.1.get_mut(id).ok_or(GameError::UnknownSession)?;
+        let mut guard = self.state.lock().map_err(|_| GameError::Overloaded)?;
+        let state = &mut *guard;
+        let s = state
+            .sessions
+            .get_mut(id)
+            .ok_or(GameError::UnknownSession)?;
         if s.closed {
             return Err(GameError::SessionClosed);
         }
+        let step = self.step(id, s, token, answer, rtt_ms, now);
+        if s.closed {
+            // Admitted, its questions are free again; else never shown again this window.
+            state.window.end(&s.plan, step.is_ok());
+        }
+        step
+    }
+
+    /// One answer of open session `s`.
+    fn step(
+        &self,
+        id: &Digest,
+        s: &mut Session,
+        token: &Digest,
+        answer: &[u8],
+        rtt_ms: u64,
+        now: Timestamp,
+    ) -> Result<Step, GameError> {
         if now > s.started + self.params.session_timeout_ms {
             s.closed = true;
             return Err(GameError::SessionExpired);
@@ -373,41 +359,46 @@ impl AdmissionGame {
             if s.wrong {
                 return Err(GameError::NotAdmitted);
             }
-            let questions = s.plan.questions.map(|q| q as u64);
-            let session = sign::digest(
-                "hco admission session v1",
-                &[
-                    &id.0,
-                    s.plan.set_id.as_bytes(),
-                    &questions[0].to_be_bytes(),
-                    &questions[1].to_be_bytes(),
-                    &questions[2].to_be_bytes(),
-                ],
-            );
-            let admission = Admission {
-                version: crate::VERSION,
-                node: NodeId(self.key.verifying_key().to_bytes()),
-                identity: s.identity,
-                session,
-                round_ms: s.round_ms,
-                issued_at: now,
-                expires_at: now + self.params.credential_ttl_ms,
-            };
-            return Ok(Step::Admitted(AdmissionCredential::sign(
-                &self.key, admission,
-            )));
+            return Ok(Step::Admitted(self.credential(id, s, now)));
         }
         s.round += 1;
         s.round_started = now;
         s.token = self.keyed(&[b"token", &id.0, &[s.round as u8]]);
-        let s = &guard.1[id];
         self.view(id, s).map(Step::Next).ok_or(GameError::NoCorpus)
+    }
+
+    /// The credential of admitted session `s`.
+    fn credential(&self, id: &Digest, s: &Session, now: Timestamp) -> AdmissionCredential {
+        let questions = s.plan.questions.map(|q| q as u64);
+        let session = sign::digest(
+            "hco admission session v1",
+            &[
+                &id.0,
+                s.plan.set_id.as_bytes(),
+                &questions[0].to_be_bytes(),
+                &questions[1].to_be_bytes(),
+                &questions[2].to_be_bytes(),
+            ],
+        );
+        let admission = Admission {
+            version: crate::VERSION,
+            node: self.node(),
+            identity: s.start.identity,
+            window: s.start.window,
+            nonce: s.start.nonce,
+            start_sig: s.start.sig,
+            session,
+            round_ms: s.round_ms,
+            issued_at: now,
+            expires_at: now + self.params.credential_ttl_ms,
+        };
+        AdmissionCredential::sign(&self.key, admission)
     }
 
     /// The accepted answers of the current round (for tests that play with the answer key).
     pub fn answer_key(&self, id: &Digest) -> Option<Vec<String>> {
-        let guard = self.sessions.lock().ok()?;
-        let s = guard.1.get(id)?;
+        let guard = self.state.lock().ok()?;
+        let s = guard.sessions.get(id)?;
         let round = self.corpus.round(&s.plan, s.round)?;
         Some(
             round

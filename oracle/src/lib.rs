@@ -79,7 +79,7 @@ pub mod ledger;
 #[cfg(feature = "ledger")]
 mod oracle;
 
-pub use admission::{Admission, AdmissionCredential, CredentialError};
+pub use admission::{Admission, AdmissionCredential, CredentialError, SessionStart};
 pub use audit::{AuditReport, Finding, SignedReveal, Violation};
 pub use bytes::{Digest, IdentityId, NodeId, Sig, hex_bytes};
 pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowSummary};

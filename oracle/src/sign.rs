@@ -15,6 +15,7 @@
 //! | response | `hco response v1` | challenge id, answer |
 //! | window summary | `hco window summary v1` | version u8, t u64, root, count u64, params digest |
 //! | reveal | `hco reveal v2` | version u8, t u64, node, secret, next-window commitment |
+//! | admission-game session start | `hco admission start v1` | node, identity, window u64, nonce |
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 

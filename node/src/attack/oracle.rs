@@ -24,8 +24,11 @@
 //! right together before it learns anything: it does so within 800 sessions for one set of
 //! the ten (biochemistry-01, whose reader's first or second candidate is right in each part),
 //! within 3000 for a second (food-safety-01), and not within 10 000 for the other eight. So the
-//! joint verdict leaves the game an oracle for a set whose answers a script ranks near the top,
-//! at a few hundred sessions a window; per-window challenges never show the game's sets.
+//! joint verdict alone left the game an oracle for a set whose answers a script ranks near the
+//! top, at a few hundred sessions a window; per-window challenges never show the game's sets.
+//! The game now retires every question a failed session showed for the rest of its window and
+//! shows a question to one open session at a time, so against a node this learner gets one
+//! verdict per question and no second look: it learns only from admissions it won unaided.
 
 use std::collections::{HashMap, HashSet};
 

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
-use hco_oracle::{AdmissionCredential, Clock, IdentityId, NodeId, SystemClock};
+use ed25519_dalek::SigningKey;
+use hco_oracle::{AdmissionCredential, Clock, Digest, NodeId, SessionStart, SystemClock};
 use serde_json::{Value, json};
 
 use super::Gateway;
@@ -31,15 +32,29 @@ fn ask(cmd: &str, input: &Value) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// Plays a session; prints the outcome as JSON and saves the credential to `out` if given.
+/// The start of a session at the node behind `gw`, signed by the agent identity's `key` for the
+/// node's current window.
+pub fn signed_start(gw: &Gateway, key: &SigningKey) -> anyhow::Result<SessionStart> {
+    let health = gw.get("/healthz")?;
+    let node: NodeId = serde_json::from_value(health.body["node"].clone())
+        .context("the node did not report its id")?;
+    let window = health.body["window"]
+        .as_u64()
+        .context("the node did not report the current window")?;
+    let nonce: [u8; 32] = rand::random();
+    Ok(SessionStart::sign(key, &node, window, Digest(nonce)))
+}
+
+/// Plays a session as the agent identity of `key`; prints the outcome as JSON and saves the
+/// credential to `out` if given.
 pub fn play(
     node: &str,
     answer_cmd: &str,
-    identity: Option<IdentityId>,
+    key: &SigningKey,
     out: Option<&Path>,
 ) -> anyhow::Result<bool> {
     let gw = Gateway::client(node);
-    let start = gw.post("/v1/agent/sessions", &json!({ "identity": identity }))?;
+    let start = gw.post("/v1/agent/sessions", &signed_start(&gw, key)?)?;
     if start.status != 201 {
         bail!("the node refused to start a session: {}", start.body);
     }

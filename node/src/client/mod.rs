@@ -18,6 +18,7 @@ use hco_oracle::{
 };
 use serde_json::{Value, json};
 
+pub use agent::signed_start;
 pub use http::{Gateway, Reply};
 
 use crate::api::{ChallengeView, ProofView, VerdictView};
@@ -67,9 +68,10 @@ pub enum ClientCommand {
         /// session (`scripts/llm-agent` is one for any OpenAI-compatible model).
         #[arg(long)]
         answer_cmd: String,
-        /// Identity to name in the credential.
+        /// The agent identity's key file (registered as an agent): it signs the session's
+        /// start, and the credential names it.
         #[arg(long)]
-        identity: Option<IdentityId>,
+        key: PathBuf,
         /// Where to save the credential.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -133,10 +135,11 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Agent {
             node,
             answer_cmd,
-            identity,
+            key,
             out,
         } => {
-            if !agent::play(&node, &answer_cmd, identity, out.as_deref())? {
+            let key = keyfile::read(&key, KeyKind::IdentityKey)?;
+            if !agent::play(&node, &answer_cmd, &key, out.as_deref())? {
                 std::process::exit(2);
             }
             Ok(())

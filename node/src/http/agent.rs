@@ -1,5 +1,5 @@
 //! The agent-admission game over HTTP (aCAPTCHA): `POST /v1/agent/sessions` starts a session
-//! and shows round 1; each reply names the endpoint for the next answer, so an entity must act
+//! for a registered agent identity that signed the start ([`SessionStart`]) and shows round 1; each reply names the endpoint for the next answer, so an entity must act
 //! on the reply, not only answer it. Round time is charged net of the kernel's RTT estimate.
 
 use axum::Json;
@@ -7,11 +7,12 @@ use axum::body::Bytes;
 use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
+use hco_challenges::Class;
 use hco_oracle::admission_game::{GameError, RoundView, Step};
-use hco_oracle::{Digest, IdentityId};
-use serde::Deserialize;
+use hco_oracle::{Digest, SessionStart};
 use serde_json::{Value, json};
 
+use super::handlers::blocking;
 use super::limits::Client;
 use super::rtt::{ConnInfo, rtt_ms};
 use super::{ApiError, AppState};
@@ -25,8 +26,14 @@ impl From<GameError> for ApiError {
         err.set_status(match e {
             GameError::UnknownSession | GameError::WrongEndpoint => StatusCode::NOT_FOUND,
             GameError::SessionClosed => StatusCode::CONFLICT,
-            GameError::Overloaded | GameError::NoCorpus => StatusCode::SERVICE_UNAVAILABLE,
-            GameError::TooManySessions { .. } => StatusCode::TOO_MANY_REQUESTS,
+            GameError::Overloaded
+            | GameError::NoCorpus
+            | GameError::SetsSpent { .. }
+            | GameError::Busy
+            | GameError::CorpusExhausted { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            GameError::TooManySessions { .. } | GameError::IdentityLimit { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             _ => StatusCode::UNPROCESSABLE_ENTITY,
         });
         err
@@ -46,16 +53,8 @@ fn round_json(v: &RoundView) -> Value {
     })
 }
 
-/// Body of `POST /v1/agent/sessions`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StartBody {
-    /// Identity to name in the credential.
-    pub identity: Option<IdentityId>,
-    /// Any client nonce (at most 64 bytes).
-    pub nonce: Option<String>,
-}
-
+/// `POST /v1/agent/sessions` with a [`SessionStart`] as JSON (`identity`, `window`, `nonce`,
+/// `sig`): the identity must be registered as an agent (with no conflicting registration).
 pub async fn start(
     State(state): State<AppState>,
     client: Option<Extension<Client>>,
@@ -67,20 +66,33 @@ pub async fn start(
             "the agent-admission game is disabled on this node",
         )
     })?;
-    let body: StartBody = if body.is_empty() {
-        StartBody::default()
-    } else {
-        serde_json::from_slice(&body).map_err(|e| ApiError::new("malformed", e.to_string()))?
-    };
-    let nonce = body.nonce.unwrap_or_default();
-    if nonce.len() > 64 {
+    let start: SessionStart =
+        serde_json::from_slice(&body).map_err(|e| ApiError::new("malformed", e.to_string()))?;
+    let id = start.identity;
+    let (record, conflict) = blocking(&state, move |o| {
+        Ok((o.ledger().identity(&id)?, o.ledger().conflict(&id)?))
+    })
+    .await?;
+    let record = record.ok_or_else(|| {
+        ApiError::new(
+            "unknown_identity",
+            "the identity is not registered: register it as an agent first",
+        )
+    })?;
+    if record.register.body.class != Class::Agent {
         return Err(ApiError::new(
-            "message_too_large",
-            "the nonce is limited to 64 bytes",
+            "wrong_class",
+            "the agent-admission game is for identities registered as agents",
+        ));
+    }
+    if conflict.is_some() {
+        return Err(ApiError::new(
+            "class_conflict",
+            "the identity was also registered with another class",
         ));
     }
     let client = client.map(|Extension(Client(key))| key);
-    let view = game.start_from(client, body.identity, nonce.as_bytes(), state.node.now())?;
+    let view = game.start(client, &start, state.node.now())?;
     Ok((StatusCode::CREATED, Json(round_json(&view))))
 }
 

@@ -24,7 +24,7 @@ fn parse_id(s: &str) -> ApiResult<IdentityId> {
         .map_err(|e: String| ApiError::new("bad_request", e))
 }
 
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&hco_oracle::Oracle) -> Result<T, hco_oracle::LedgerError> + Send + 'static,
 ) -> ApiResult<T> {

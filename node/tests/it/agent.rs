@@ -2,12 +2,13 @@
 //! whole session; late, skipped and replayed steps are refused with their codes, and a wrong
 //! answer only at the session's end (`not_admitted`).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hco_challenges::narrative::Corpus;
 use serde_json::{Value, json};
 
-use crate::support::{Single, get, hco, hco_json, post};
+use crate::support::{Single, agent_start, get, hco, hco_json, post, register_agent};
 
 /// The answer the corpus gives for a round's narrative and question.
 fn answer_for(round: &Value) -> String {
@@ -24,10 +25,34 @@ fn answer_for(round: &Value) -> String {
         .expect("the round comes from the embedded corpus")
 }
 
+/// Starts a session as a freshly registered agent identity.
 fn start(node: &Single) -> Value {
-    let (status, body) = post(&node.url, "/v1/agent/sessions", &json!({ "nonce": "t" }));
+    static NEXT: AtomicU64 = AtomicU64::new(1_000);
+    let key = register_agent(&node.url, NEXT.fetch_add(1, Ordering::Relaxed));
+    let (status, body) = post(
+        &node.url,
+        "/v1/agent/sessions",
+        &agent_start(&node.url, &key),
+    );
     assert_eq!(status, 201, "{body}");
     body
+}
+
+/// A key file of a new identity registered as an agent at `node` (through the CLI).
+fn agent_key_file(node: &Single, name: &str) -> String {
+    let key = node.dir.path().join(format!("{name}.key"));
+    let out = hco()
+        .args(["identity", "new", "--out"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let key = key.to_str().unwrap().to_owned();
+    let (ok, v) = hco_json(&[
+        "client", "register", "--node", &node.url, "--key", &key, "--class", "agent",
+    ]);
+    assert!(ok, "{v}");
+    key
 }
 
 fn send(node: &Single, round: &Value, answer: &str) -> (u16, Value) {
@@ -105,20 +130,37 @@ fn an_unpinned_credential_is_not_valid_whoever_signed_it() {
     use hco_oracle::{AdmissionCredential, testing};
     let dir = tempfile::tempdir().unwrap();
     let real = testing::key(1);
+    let start = hco_oracle::SessionStart::sign(
+        &testing::key(3),
+        &testing::node_id(&real),
+        0,
+        hco_oracle::Digest([4; 32]),
+    );
     let admission = hco_oracle::Admission {
         version: 1,
         node: testing::node_id(&real),
-        identity: None,
+        identity: start.identity,
+        window: start.window,
+        nonce: start.nonce,
+        start_sig: start.sig,
         session: hco_oracle::Digest([3; 32]),
         round_ms: [900, 1200, 1500],
         issued_at: 0,
         expires_at: u64::MAX,
     };
+    // The forger holds an identity key and a key of its own, and signs both.
     let forger = testing::key(2);
+    let forged_start = hco_oracle::SessionStart::sign(
+        &testing::key(3),
+        &testing::node_id(&forger),
+        0,
+        hco_oracle::Digest([4; 32]),
+    );
     let forged = AdmissionCredential::sign(
         &forger,
         hco_oracle::Admission {
             node: testing::node_id(&forger),
+            start_sig: forged_start.sig,
             ..admission.clone()
         },
     );
@@ -193,6 +235,41 @@ fn agent_session_failures_have_codes() {
     );
     let (status, _) = post(&node.url, &guessed, &json!({ "answer": answer_for(&r2) }));
     assert_eq!(status, 404);
+    // Starts by an identity that is not a registered agent, or not signed for this node.
+    let stranger = hco_oracle::testing::key(990);
+    let (status, body) = post(
+        &node.url,
+        "/v1/agent/sessions",
+        &agent_start(&node.url, &stranger),
+    );
+    assert_eq!(body["code"], "unknown_identity", "{status} {body}");
+    let human = hco_oracle::testing::key(991);
+    let now = get(&node.url, "/v1/windows/current").unwrap()["now"]
+        .as_u64()
+        .unwrap();
+    let reg = hco_oracle::SignedRegister::new(&human, hco_oracle::Class::Human, now);
+    assert_eq!(post(&node.url, "/v1/identities", &reg).0, 201);
+    let (status, body) = post(
+        &node.url,
+        "/v1/agent/sessions",
+        &agent_start(&node.url, &human),
+    );
+    assert_eq!(body["code"], "wrong_class", "{status} {body}");
+    let agent = register_agent(&node.url, 992);
+    let mut forged = agent_start(&node.url, &agent);
+    forged.window += 1;
+    let (status, body) = post(&node.url, "/v1/agent/sessions", &forged);
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (422, Some("wrong_window")),
+        "{body}"
+    );
+    let (status, body) = post(&node.url, "/v1/agent/sessions", &json!({ "nonce": "t" }));
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("malformed")),
+        "{body}"
+    );
     // Bad input.
     let (status, unknown) = post(
         &node.url,
@@ -239,12 +316,15 @@ fn client_agent_plugs_a_command_into_a_whole_session() {
         "python3 -c 'import json,sys,glob\nr=json.load(sys.stdin)\nfor f in glob.glob(\"{corpus}/*.json\"):\n  for p in json.load(open(f))[\"parts\"]:\n    for q in p[\"questions\"]:\n      if p[\"narrative\"]==r[\"narrative\"] and q[\"question\"]==r[\"question\"]: print(q[\"answer\"])'"
     );
     let out_file = node.dir.path().join("admission.json");
+    let key = agent_key_file(&node, "agent");
     let out = hco()
         .args([
             "client",
             "agent",
             "--node",
             &node.url,
+            "--key",
+            &key,
             "--answer-cmd",
             &script,
             "--out",
@@ -280,6 +360,8 @@ fn client_agent_plugs_a_command_into_a_whole_session() {
             "agent",
             "--node",
             &node.url,
+            "--key",
+            &key,
             "--answer-cmd",
             "echo 42",
         ])
@@ -303,7 +385,10 @@ fn private_corpus(dir: &std::path::Path) {
 }
 
 /// The test nodes' network, whose agent class runs on proof_of_work alone: a development one.
-const DEVELOPMENT: &str = "[network]\ndevelopment = true\n";
+/// A development network whose game draws 5 starter sets a window (15 questions a part), so
+/// the sessions a test leaves failed or open do not spend them.
+const DEVELOPMENT: &str =
+    "[network]\ndevelopment = true\n[network.narrative]\nsets_per_window = 10\nreuse = true\n";
 
 /// The agent family of a production network (a node refuses to start without one that no
 /// script passes, outside development).
@@ -542,9 +627,20 @@ fn llm_agent_script_with_the_answer_key_passes_sessions_within_tau() {
     let sessions = stand_in_runs(30);
     let mut admitted = 0;
     let mut round_ms = Vec::new();
-    for _ in 0..sessions {
+    for i in 0..sessions {
+        // An agent plays once: a fresh identity per session.
+        let key = agent_key_file(&node, &format!("agent{i}"));
         let out = hco()
-            .args(["client", "agent", "--node", &node.url, "--answer-cmd", &cmd])
+            .args([
+                "client",
+                "agent",
+                "--node",
+                &node.url,
+                "--key",
+                &key,
+                "--answer-cmd",
+                &cmd,
+            ])
             .output()
             .unwrap();
         let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);

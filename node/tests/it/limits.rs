@@ -11,7 +11,7 @@ use std::time::Duration;
 use hco_oracle::{Class, Clock, SignedRegister, SignedRequest};
 use serde_json::{Value, json};
 
-use crate::support::Single;
+use crate::support::{Single, agent_start, register_agent};
 
 /// One HTTP/1.1 request from the loopback address `127.0.0.{from}`: status, head, JSON body.
 async fn http(
@@ -104,19 +104,6 @@ async fn a_flooding_client_gets_429_while_another_is_served() {
     let (status, _, body) = http(&node, 3, "GET", "/v1/windows/current", None).await;
     assert_eq!(status, 200, "{body}");
 
-    // Agent-game sessions: two per address, then 429; another address still starts one.
-    for _ in 0..2 {
-        let (status, _, body) = http(&node, 4, "POST", "/v1/agent/sessions", None).await;
-        assert_eq!(status, 201, "{body}");
-    }
-    let (status, _, body) = http(&node, 4, "POST", "/v1/agent/sessions", None).await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (429, Some("too_many_sessions"))
-    );
-    let (status, _, body) = http(&node, 5, "POST", "/v1/agent/sessions", None).await;
-    assert_eq!(status, 201, "{body}");
-
     // One identity, many addresses: its burst of 3 signed requests, then 429.
     let key = hco_oracle::testing::key(77);
     let reg = serde_json::to_value(SignedRegister::new(&key, Class::Agent, now_ms())).unwrap();
@@ -167,5 +154,77 @@ async fn a_flooding_client_gets_429_while_another_is_served() {
     assert!(
         metrics.contains(r#"hco_rejections_total{reason="rate_limited",family="none"}"#),
         "{metrics}"
+    );
+}
+
+/// Agent-game sessions: two open per address, then 429 `too_many_sessions`, while another
+/// address still starts one; one identity starts two a window, from any address, then 429
+/// `identity_session_limit`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_sessions_are_limited_per_address_and_per_identity() {
+    let node = Single::start(
+        "[agent]\nmax_sessions_per_ip = 2\n[network]\ndevelopment = true\n\
+         [network.narrative]\nsets_per_window = 10\nreuse = true\n",
+    );
+    let url = node.url.clone();
+    let starts: Vec<Value> = tokio::task::spawn_blocking(move || {
+        (0..4)
+            .map(|i| {
+                let key = register_agent(&url, 500 + i);
+                serde_json::to_value(agent_start(&url, &key)).unwrap()
+            })
+            .collect()
+    })
+    .await
+    .unwrap();
+    for start in &starts[..2] {
+        let (status, _, body) = http(&node, 4, "POST", "/v1/agent/sessions", Some(start)).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, _, body) = http(&node, 4, "POST", "/v1/agent/sessions", Some(&starts[2])).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (429, Some("too_many_sessions"))
+    );
+    let (status, _, body) = http(&node, 5, "POST", "/v1/agent/sessions", Some(&starts[3])).await;
+    assert_eq!(status, 201, "{body}");
+
+    // The identity of the fourth start, from new addresses: its second start is served, its
+    // third is not.
+    let url = node.url.clone();
+    let key = tokio::task::spawn_blocking(move || register_agent(&url, 503))
+        .await
+        .unwrap();
+    let again = |url: String| {
+        let key = key.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                serde_json::to_value(agent_start(&url, &key)).unwrap()
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let (status, _, body) = http(
+        &node,
+        6,
+        "POST",
+        "/v1/agent/sessions",
+        Some(&again(node.url.clone()).await),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, _, body) = http(
+        &node,
+        7,
+        "POST",
+        "/v1/agent/sessions",
+        Some(&again(node.url.clone()).await),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (429, Some("identity_session_limit")),
+        "{body}"
     );
 }

@@ -535,3 +535,24 @@ impl Drop for Browser {
         let _ = self.driver.wait();
     }
 }
+
+/// Registers a fresh agent identity at `base` (a key drawn from `seed`); returns its key.
+pub fn register_agent(base: &str, seed: u64) -> ed25519_dalek::SigningKey {
+    let key = hco_oracle::testing::key(seed);
+    let now = get(base, "/v1/windows/current").unwrap()["now"]
+        .as_u64()
+        .unwrap();
+    let reg = hco_oracle::SignedRegister::new(&key, hco_oracle::Class::Agent, now);
+    let (status, body) = post(base, "/v1/identities", &reg);
+    assert!(status == 201 || status == 200, "{status} {body}");
+    key
+}
+
+/// A session start of the agent identity `key` at the node `base`, signed for its current
+/// window.
+pub fn agent_start(base: &str, key: &ed25519_dalek::SigningKey) -> hco_oracle::SessionStart {
+    let health = get(base, "/healthz").unwrap();
+    let node: hco_oracle::NodeId = serde_json::from_value(health["node"].clone()).unwrap();
+    let window = health["window"].as_u64().unwrap();
+    hco_oracle::SessionStart::sign(key, &node, window, hco_oracle::Digest(rand::random()))
+}

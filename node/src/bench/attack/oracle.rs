@@ -3,8 +3,10 @@
 //! `configs/prod.toml`'s network alone in its committee (the corpus given with `--agent-corpus`,
 //! else the public starter one), with a window of `--oracle-window` that holds the whole run.
 //!
-//! 1. Learning: up to `--oracle-sessions` game sessions (`POST /v1/agent/sessions`, then each
-//!    round's answer to the endpoint the previous reply named), the learner answering every
+//! 1. Learning: up to `--oracle-sessions` game sessions, each as a freshly registered agent
+//!    identity (so the per-identity limit does not slow it; `POST /v1/agent/sessions` signed by
+//!    it, then each round's answer to the endpoint the previous reply named), until the game
+//!    refuses a start (`game_sets_spent` once failed sessions retired every question), the learner answering every
 //!    round with the candidate it believes in for that question and learning from every reply:
 //!    admissions, `not_admitted`, and any per-round signal (a session a wrong answer ends early,
 //!    a reply saying whether the last answer was right). It stops early once every question it
@@ -36,7 +38,6 @@ use crate::attack::oracle::{Given, Learner};
 use crate::attack::session::Timing;
 use crate::attack::stats::{Z95, wilson};
 use crate::attack::{Session, Verdict};
-use crate::client::Gateway;
 use crate::config::Config;
 
 const FAMILY: &str = "narrative_chain";
@@ -196,17 +197,23 @@ const ANSWER_CODES: [&str; 4] = [
 /// Plays one game session: `learn` feeds every reply to the learner, `one_shot` answers the
 /// reader's first choices.
 fn play_session(
-    gateway: &Gateway,
+    node: &LocalNode,
     learner: &mut Learner,
     nonce: u64,
     learn: bool,
     one_shot: bool,
 ) -> Ended {
-    let start = gateway.post(
-        "/v1/agent/sessions",
-        &json!({ "nonce": format!("oracle-{nonce}") }),
-    );
-    let mut reply = match start {
+    let gateway = &node.gateway;
+    // A fresh agent identity a session, so no per-identity limit slows the learning.
+    let key = hco_oracle::testing::key(60_000_000 + nonce);
+    if let Err(c) = node.register(&key, Class::Agent) {
+        return Ended::Other(format!("register:{c}"));
+    }
+    let start = match crate::client::signed_start(gateway, &key) {
+        Ok(start) => start,
+        Err(_) => return Ended::Other("harness_error".into()),
+    };
+    let mut reply = match gateway.post("/v1/agent/sessions", &start) {
         Ok(r) if r.status == 201 => r.body,
         Ok(r) => return Ended::Other(format!("start:{}", code(&r.body))),
         Err(_) => return Ended::Other("harness_error".into()),
@@ -447,7 +454,7 @@ fn run_window(
     let mut last_report = Instant::now();
     while learning.0 < opts.sessions && Instant::now() < learn_until {
         nonce += 1;
-        let e = play_session(&node.gateway, learner, nonce, true, false);
+        let e = play_session(&node, learner, nonce, true, false);
         tally(&e, &mut total.ended);
         if !count(&e, &mut learning) {
             if let Ended::Other(c) = &e
@@ -491,9 +498,14 @@ fn run_window(
         }
         nonce += 1;
         let one_shot = k % 2 == 1;
-        let e = play_session(&node.gateway, learner, nonce, false, one_shot);
+        let e = play_session(&node, learner, nonce, false, one_shot);
         tally(&e, &mut total.ended);
-        count(&e, if one_shot { &mut control } else { &mut after });
+        if !count(&e, if one_shot { &mut control } else { &mut after })
+            && matches!(&e, Ended::Other(c) if c.starts_with("start:"))
+        {
+            // The game serves no more sessions this window (its questions are spent).
+            break;
+        }
     }
 
     let challenges = play_challenges(&node, learner, t, timing, tries, stop_by)?;
