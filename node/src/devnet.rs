@@ -33,7 +33,8 @@ pub enum DevnetCommand {
         #[arg(long)]
         admin: bool,
         /// TEST ONLY: the last node cheats with these faults (see `hco node run
-        /// --unsafe-byzantine`).
+        /// --unsafe-byzantine`; builds with the `unsafe-byzantine` feature only).
+        #[cfg(feature = "unsafe-byzantine")]
         #[arg(long, value_name = "FAULTS")]
         unsafe_byzantine: Option<String>,
         #[command(flatten)]
@@ -83,9 +84,12 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
             dir,
             window,
             admin,
+            #[cfg(feature = "unsafe-byzantine")]
             unsafe_byzantine,
             shape,
         } => {
+            #[cfg(not(feature = "unsafe-byzantine"))]
+            let unsafe_byzantine: Option<String> = None;
             let nodes = up_with(
                 &dir,
                 nodes,

@@ -102,7 +102,7 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     // Reveal first, and give the committee's reveals a bounded time to arrive: the summary
     // leaves out the acceptances of members that did not reveal or fail the audit.
     let oracle = node.oracle.clone();
-    if crate::byzantine::withholds_reveal(t) {
+    if node.faults().withholds_reveal(t) {
         tracing::warn!(t, "unsafe byzantine: withholding this window's reveal");
     } else if let Ok(Ok(Ok(reveal))) =
         tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await

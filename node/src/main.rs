@@ -3,6 +3,7 @@
 mod api;
 mod attack;
 mod bench;
+#[cfg(feature = "unsafe-byzantine")]
 mod byzantine;
 mod client;
 mod config;
@@ -128,7 +129,9 @@ enum NodeCommand {
         config: PathBuf,
         /// TEST NETWORKS ONLY: make this node a cheating committee member (comma-separated
         /// faults: wrong-answers, mint, backdate, withhold-reveal, equivocate, late, frame, or all). Refused
-        /// unless every listen address is loopback and windows are at most a minute.
+        /// unless every listen address is loopback and windows are at most a minute. Only in
+        /// builds with the `unsafe-byzantine` feature.
+        #[cfg(feature = "unsafe-byzantine")]
         #[arg(long, value_name = "FAULTS")]
         unsafe_byzantine: Option<String>,
     },
@@ -201,10 +204,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Node(NodeCommand::Run {
             config,
+            #[cfg(feature = "unsafe-byzantine")]
             unsafe_byzantine,
         }) => {
             let config = config::Config::load(&config)?;
             config.network.refuse_baseline_only()?;
+            #[cfg(feature = "unsafe-byzantine")]
             if let Some(spec) = unsafe_byzantine {
                 let faults = byzantine::parse(&spec)?;
                 byzantine::refuse_production(&config)?;

@@ -89,6 +89,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let node = Node::start(oracle, net, metrics, clock);
     let supervisor = node.supervisor.clone();
     let shutdown = supervisor.shutdown();
+    #[cfg(feature = "unsafe-byzantine")]
     crate::byzantine::start(&node, &key, shutdown.clone());
 
     let listener = tokio::net::TcpListener::bind(config.http.listen)

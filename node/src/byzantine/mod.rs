@@ -1,4 +1,7 @@
-//! A test-only faulty committee member: `hco node run --unsafe-byzantine <faults>`.
+//! A test-only faulty committee member: `hco node run --unsafe-byzantine <faults>`, in builds
+//! with the `unsafe-byzantine` cargo feature only (the tests turn it on; a default build has no
+//! such flag and none of this code). It acts through the service's fault hook
+//! ([`crate::service::faults::FaultHook`], installed at start) and a task of its own.
 //!
 //! It exists so that tests can run a real node process that cheats, and check that the honest
 //! members leave everything it vouches for out of the certified active set and name it in the
@@ -44,12 +47,13 @@ use std::time::Duration;
 
 use anyhow::bail;
 use ed25519_dalek::SigningKey;
-use hco_oracle::{Acceptance, NodeId, Response, SignedReveal, VERSION};
+use hco_oracle::{Acceptance, Response, VERSION};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::network::protocol::ChallengeReply;
 use crate::service::Node;
+use crate::service::faults::{FaultHook, Replaced};
 
 /// The first window in which the faults act.
 pub const FIRST_WINDOW: u64 = 2;
@@ -198,29 +202,36 @@ pub fn active(fault: Fault) -> bool {
     ARMED.get().is_some_and(|a| a.faults.contains(&fault))
 }
 
-/// The faults on, for `/healthz` (`None` on an honest node).
-pub fn describe() -> Option<Vec<&'static str>> {
-    ARMED
-        .get()
-        .map(|a| a.faults.iter().map(|f| f.name()).collect())
-}
-
 /// Whether the reveal of `t` is withheld.
-pub fn withholds_reveal(t: u64) -> bool {
+fn withholds_reveal(t: u64) -> bool {
     active(Fault::WithholdReveal) && t % 2 == 1
 }
 
-/// Drops this node's own reveal of `t` from an answer to a peer when it is withheld.
-pub fn hide_own_reveal(me: NodeId, t: u64, reveals: &mut Vec<SignedReveal>) {
-    if withholds_reveal(t) {
-        reveals.retain(|r| r.reveal.node != me);
+/// The service's fault hook of this process's faults.
+struct Hook;
+
+impl FaultHook for Hook {
+    fn replace_verification<'a>(&'a self, node: &'a Node, response: &'a Response) -> Replaced<'a> {
+        Box::pin(accept_unchecked(node, response))
+    }
+
+    fn withholds_reveal(&self, t: u64) -> bool {
+        withholds_reveal(t)
+    }
+
+    fn describe(&self) -> Option<Vec<&'static str>> {
+        ARMED
+            .get()
+            .map(|a| a.faults.iter().map(|f| f.name()).collect())
     }
 }
 
-/// Starts the faults' task when they are on (the node key signs what it makes up).
+/// When the faults are on: installs their hook in `node` and starts their task (the node key
+/// signs what it makes up).
 pub fn start(node: &Arc<Node>, key: &SigningKey, shutdown: CancellationToken) {
     let Some(armed) = ARMED.get() else { return };
     let _ = armed.key.set(key.clone());
+    node.install_faults(Arc::new(Hook));
     node.supervisor.spawn_critical(
         "unsafe byzantine faults",
         task::run(node.clone(), key.clone(), shutdown),
@@ -229,7 +240,7 @@ pub fn start(node: &Arc<Node>, key: &SigningKey, shutdown: CancellationToken) {
 
 /// With `wrong-answers`: seals `response` as accepted without checking anything, records it
 /// here and gossips it. `None` when the fault is off.
-pub async fn accept_unchecked(node: &Node, response: &Response) -> Option<ChallengeReply> {
+async fn accept_unchecked(node: &Node, response: &Response) -> Option<ChallengeReply> {
     if !active(Fault::WrongAnswers) {
         return None;
     }

@@ -405,7 +405,7 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
         "classes": [Class::Human, Class::Agent],
         "presence": presence_view(p),
         // A test-only cheating member names its faults (null on an honest node).
-        "unsafe_byzantine": crate::byzantine::describe(),
+        "unsafe_byzantine": state.node.faults().describe(),
     }))
 }
 

@@ -38,7 +38,7 @@ pub(super) fn channel() -> (VerifyQueue, VerifyBatches) {
 impl Node {
     /// Verifies a response on this node (batched with concurrent ones); durable when it returns.
     pub async fn respond_local(&self, response: Response) -> anyhow::Result<ChallengeReply> {
-        if let Some(reply) = crate::byzantine::accept_unchecked(self, &response).await {
+        if let Some(reply) = self.faults().replace_verification(self, &response).await {
             return Ok(reply);
         }
         let Some(verdict) = self.verify_queue.submit((response, Instant::now())) else {

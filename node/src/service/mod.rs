@@ -14,6 +14,7 @@
 
 mod batcher;
 mod earlier;
+pub mod faults;
 mod gossip_out;
 mod network_events;
 mod observers;
@@ -65,6 +66,8 @@ pub struct Node {
     /// Earlier tries other members reported failed (final), so a later try's repeated
     /// requests do not ask again (see `earlier`).
     failed_tries: earlier::FailedTries,
+    /// What a test-only faulty member changes; [`faults::Honest`] unless one is installed.
+    faults: std::sync::OnceLock<Arc<dyn faults::FaultHook>>,
     /// Stops the node when a critical task ends or storage fails.
     pub supervisor: Supervisor,
     /// The runtime that serves clients (the one [`Node::start`] was called in): where
@@ -148,6 +151,7 @@ impl Node {
             register_queue,
             sync_limits,
             failed_tries: earlier::FailedTries::default(),
+            faults: std::sync::OnceLock::new(),
             supervisor: Supervisor::new(),
             clients: tokio::runtime::Handle::current(),
         });
@@ -168,6 +172,20 @@ impl Node {
         node.supervisor
             .spawn_critical_on(network, "registration gossip", registration_task);
         node
+    }
+
+    /// Installs a fault hook (test networks only; once, before the node serves).
+    #[cfg(feature = "unsafe-byzantine")]
+    pub fn install_faults(&self, hook: Arc<dyn faults::FaultHook>) {
+        let _ = self.faults.set(hook);
+    }
+
+    /// The fault hook: [`faults::Honest`] unless one was installed.
+    pub fn faults(&self) -> &dyn faults::FaultHook {
+        match self.faults.get() {
+            Some(hook) => hook.as_ref(),
+            None => &faults::Honest,
+        }
     }
 
     /// The current time.

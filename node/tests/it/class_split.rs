@@ -15,7 +15,7 @@ use ed25519_dalek::SigningKey;
 use hco_oracle::{Class, SignedRegister, SignedRequest, testing};
 use serde_json::Value;
 
-use crate::byzantine::{challenge, committee, current, id_of, issuer, respond};
+use crate::committee::{challenge, committee, current, id_of, issuer, respond};
 use crate::support::{Devnet, get, next_window, post, wait_until};
 
 const CUT: usize = 3;
@@ -82,7 +82,7 @@ fn devnet_class_split_by_a_racing_client_gets_no_member_banned() {
     }
     let now = current(&net)["t"].as_u64().unwrap();
     assert!(now < t, "the registrations took past window {t}");
-    crate::byzantine::wait_for_window(&net, t);
+    crate::committee::wait_for_window(&net, t);
     for key in split.iter().chain(honest_at_cut) {
         solve_at(&net, CUT, key, t);
     }

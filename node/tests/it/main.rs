@@ -11,10 +11,13 @@ mod browser_attention;
 mod browser_interactive;
 mod browser_prompts;
 mod browser_visual;
+// Needs a node built with the `unsafe-byzantine` feature (the test command turns it on).
+#[cfg(feature = "unsafe-byzantine")]
 mod byzantine;
 mod class_split;
 mod cli;
 mod client_wait;
+mod committee;
 mod connection_limits;
 mod corpus;
 mod devnet;

@@ -70,6 +70,7 @@ impl Devnet {
     }
 
     /// What node `i` has logged so far.
+    #[cfg_attr(not(feature = "unsafe-byzantine"), allow(dead_code))]
     pub fn log(&self, i: usize) -> String {
         std::fs::read_to_string(self.dir.path().join(format!("node{i}.log"))).unwrap_or_default()
     }

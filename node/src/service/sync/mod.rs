@@ -53,6 +53,11 @@ pub const SETTLE: Duration = Duration::from_millis(1500);
 /// Answers a peer's reconciliation request from this node's ledger.
 pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<ReconcileReply> {
     let keys_per_reply = node.sync_limits.keys_per_reply;
+    // A test-only faulty member keeps a withheld reveal out of its answers too.
+    let withheld = match &request {
+        ReconcileRpc::Reveals { t } => node.faults().withholds_reveal(*t),
+        _ => false,
+    };
     node.blocking(move |o| -> anyhow::Result<ReconcileReply> {
         let ledger = o.ledger();
         Ok(match request {
@@ -79,7 +84,9 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
             }
             ReconcileRpc::Reveals { t } => {
                 let mut reveals = ledger.reveals(t)?;
-                crate::byzantine::hide_own_reveal(o.node_id(), t, &mut reveals);
+                if withheld {
+                    reveals.retain(|r| r.reveal.node != o.node_id());
+                }
                 reveals.truncate(o.params().committee.len());
                 ReconcileReply::Reveals(reveals)
             }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
 use hco_oracle::secret::issuers_of;
-use hco_oracle::{Digest, NetworkParams, testing};
+use hco_oracle::{Digest, NetworkParams, NodeId, testing};
 
 use super::*;
 use crate::support::{Devnet, get, wait_until};
