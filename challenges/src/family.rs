@@ -7,36 +7,9 @@ use crate::Seed;
 /// Largest answer any family accepts, in bytes. Families may set a smaller limit.
 pub const MAX_ANSWER_LEN: usize = 4096;
 
-/// Which kind of identity a family is meant for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Class {
-    /// A person: challenges cheap for humans and hard for automation under the deadline.
-    Human,
-    /// A capable AI agent: challenges that need language understanding under a budget humans miss.
-    Agent,
-}
-
-impl Class {
-    /// The stable lower-case name (`human`, `agent`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Human => "human",
-            Class::Agent => "agent",
-        }
-    }
-}
-
-impl std::str::FromStr for Class {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "human" => Ok(Class::Human),
-            "agent" => Ok(Class::Agent),
-            other => Err(format!("unknown class `{other}`: use `human` or `agent`")),
-        }
-    }
-}
+/// Which kind of identity a family is meant for: defined in `hco-verify`, whose certified
+/// leaves commit to it.
+pub use hco_verify::Class;
 
 /// What the solver sees. `data` is the family's machine-readable payload (JSON for the text
 /// families, PNG for image families); `text` is what a person or an agent reads.

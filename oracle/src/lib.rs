@@ -14,7 +14,9 @@
 //!   sealed per batch and group-committed to sled before they are acknowledged;
 //! - **certificates** ([`WindowSummary`], [`WindowCertificate`]): the Merkle root of each
 //!   window's sorted active set signed by a quorum, with membership proofs checked by the
-//!   [`LightVerifier`] (no sled, no async runtime: build with `default-features = false`);
+//!   [`LightVerifier`]. The verifier, the byte types, [`sign::digest`], the Merkle tree and
+//!   [`Class`] are the `no_std` crate `hco-verify`'s, re-exported here: a chain or a contract
+//!   links that crate alone;
 //! - **reveal and audit** ([`audit::audit_window`]): after a window closes, issuers publish its
 //!   secret and anyone re-derives every challenge to check every acceptance.
 //!
@@ -58,7 +60,6 @@ mod clock;
 pub mod codec;
 pub mod evidence;
 pub mod lifecycle;
-mod light;
 pub mod merkle;
 mod messages;
 mod params;
@@ -81,13 +82,13 @@ mod oracle;
 
 pub use admission::{Admission, AdmissionCredential, CredentialError, SessionStart};
 pub use audit::{AuditReport, Finding, SignedReveal, Violation};
-pub use bytes::{Digest, IdentityId, NodeId, Sig, hex_bytes};
+pub use bytes::hex_bytes;
 pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowSummary};
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
 pub use evidence::{EVIDENCE_KINDS, Evidence};
-pub use hco_challenges::{Class, Prompt};
+pub use hco_challenges::Prompt;
+pub use hco_verify::{CertError, Class, Digest, IdentityId, LightVerifier, NodeId, Sig};
 pub use lifecycle::{IdentityStatus, Status};
-pub use light::{CertError, LightVerifier};
 pub use messages::{
     Acceptance, Challenge, ChallengeRequest, Enrolment, MAX_ENROLMENT_LEN, Profile, Register,
     Response, SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest, VERSION,

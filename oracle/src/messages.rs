@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Digest, IdentityId, NodeId, Reason, Sig, Timestamp, codec, sign};
 
-/// The message version this code speaks.
-pub const VERSION: u8 = 1;
+/// The message version this code speaks (`hco-verify`'s: the window summary carries it too).
+pub use hco_verify::VERSION;
 
 /// Largest passkey enrolment credential (the WebAuthn registration JSON), in bytes.
 pub const MAX_ENROLMENT_LEN: usize = hco_challenges::presence::MAX_ENROLMENT_LEN;

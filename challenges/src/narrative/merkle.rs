@@ -4,8 +4,11 @@
 //! and checks them against the root without seeing the rest of the (private) corpus.
 //!
 //! Leaves and inner nodes use distinct BLAKE3 derive-key contexts; a level with an odd number
-//! of nodes carries its last node up unchanged.
+//! of nodes carries its last node up unchanged. The tree and the path check are the one Merkle
+//! implementation of the workspace, `hco_verify::merkle`, with this tree's node hash.
 
+use hco_verify::Digest;
+use hco_verify::merkle::{self, MerkleTree};
 use serde::{Deserialize, Serialize};
 
 use super::{Corpus, NarrativeSet};
@@ -37,25 +40,15 @@ pub fn part_leaf(set: &NarrativeSet, part: usize) -> Option<[u8; 32]> {
     Some(*h.finalize().as_bytes())
 }
 
-fn node(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
+/// The corpus tree's inner-node hash (the tree itself is `hco_verify::merkle`'s).
+fn node(left: &Digest, right: &Digest) -> Digest {
     let mut h = blake3::Hasher::new_derive_key("hco corpus node v1");
-    h.update(left);
-    h.update(right);
-    *h.finalize().as_bytes()
+    h.update(&left.0);
+    h.update(&right.0);
+    Digest(*h.finalize().as_bytes())
 }
 
-fn next_level(level: &[[u8; 32]]) -> Vec<[u8; 32]> {
-    level
-        .chunks(2)
-        .map(|c| match c {
-            [l, r] => node(l, r),
-            [only] => *only,
-            _ => [0; 32],
-        })
-        .collect()
-}
-
-/// An inclusion proof of one leaf.
+/// An inclusion proof of one leaf (the corpus commitment's own JSON shape: hex siblings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MerkleProof {
     /// Position of the leaf.
@@ -69,29 +62,18 @@ pub struct MerkleProof {
 impl MerkleProof {
     /// Whether `leaf` at this position hashes up to `root`.
     pub fn verify(&self, root: &[u8; 32], leaf: &[u8; 32]) -> bool {
-        if self.leaf_index >= self.leaf_count || self.siblings.len() > 64 {
-            return false;
-        }
-        let mut siblings = self.siblings.iter().map(|s| {
+        let siblings = self.siblings.iter().map(|s| {
             let mut out = [0u8; 32];
-            hex::decode_to_slice(s, &mut out).ok().map(|()| out)
+            hex::decode_to_slice(s, &mut out).ok().map(|()| Digest(out))
         });
-        let (mut index, mut count, mut hash) = (self.leaf_index, self.leaf_count, *leaf);
-        while count > 1 {
-            if index % 2 == 1 || index + 1 < count {
-                let Some(Some(sibling)) = siblings.next() else {
-                    return false;
-                };
-                hash = if index % 2 == 1 {
-                    node(&sibling, &hash)
-                } else {
-                    node(&hash, &sibling)
-                };
-            }
-            index /= 2;
-            count = count.div_ceil(2);
-        }
-        siblings.next().is_none() && &hash == root
+        merkle::path_root(
+            self.leaf_index,
+            self.leaf_count,
+            siblings,
+            &Digest(*leaf),
+            node,
+        )
+        .is_some_and(|r| r.0 == *root)
     }
 }
 
@@ -106,48 +88,35 @@ impl Corpus {
             .collect()
     }
 
+    fn tree(&self) -> MerkleTree {
+        let leaves = self.leaves().into_iter().map(|(_, _, h)| Digest(h));
+        MerkleTree::with_node_hash(leaves.collect(), node)
+    }
+
     /// The Merkle root over all parts (a fixed value for an empty corpus).
     pub fn merkle_root(&self) -> [u8; 32] {
-        let mut level: Vec<[u8; 32]> = self.leaves().into_iter().map(|(_, _, h)| h).collect();
-        if level.is_empty() {
-            return *blake3::Hasher::new_derive_key("hco corpus empty v1")
+        match self.tree().top() {
+            Some(root) => root.0,
+            None => *blake3::Hasher::new_derive_key("hco corpus empty v1")
                 .finalize()
-                .as_bytes();
+                .as_bytes(),
         }
-        while level.len() > 1 {
-            level = next_level(&level);
-        }
-        level[0]
     }
 
     /// The leaf hash and inclusion proof of one part.
     pub fn merkle_proof(&self, set_id: &str, part: usize) -> Option<([u8; 32], MerkleProof)> {
-        let mut level: Vec<[u8; 32]> = Vec::new();
-        let mut found = None;
-        for (i, (id, p, h)) in self.leaves().into_iter().enumerate() {
-            if id == set_id && p == part {
-                found = Some(i);
-            }
-            level.push(h);
-        }
-        let leaf_index = found?;
-        let leaf = level[leaf_index];
-        let leaf_count = level.len() as u64;
-        let mut siblings = Vec::new();
-        let mut index = leaf_index;
-        while level.len() > 1 {
-            if let Some(s) = level.get(index ^ 1) {
-                siblings.push(hex::encode(s));
-            }
-            level = next_level(&level);
-            index /= 2;
-        }
+        let leaves = self.leaves();
+        let index = leaves
+            .iter()
+            .rposition(|(id, p, _)| *id == set_id && *p == part)?;
+        let tree = MerkleTree::with_node_hash(leaves.iter().map(|l| Digest(l.2)).collect(), node);
+        let proof = tree.proof(index)?;
         Some((
-            leaf,
+            leaves[index].2,
             MerkleProof {
-                leaf_index: leaf_index as u64,
-                leaf_count,
-                siblings,
+                leaf_index: proof.index,
+                leaf_count: proof.leaf_count,
+                siblings: proof.siblings.iter().map(|s| s.to_hex()).collect(),
             },
         ))
     }
