@@ -20,20 +20,17 @@
 //! The slot is `open` (every step may be asked for as soon as the one before it was answered) and
 //! the window starts when the node does, so a run never crosses a window boundary.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use clap::Args;
-use ed25519_dalek::SigningKey;
 use hco_challenges::Registry;
 use hco_oracle::{Clock, Step, SystemClock, WindowPolicy};
 use serde::Serialize;
 
 use super::http_steps::{self, StepsReport};
 use super::load::{
-    CpuMeter, challenge_and_respond_in_task, current, peak_rss_mb, quantile_ms, register,
+    CpuMeter, challenge_and_respond_in_task, current, peak_rss_mb, quantile_ms, register_all,
     run_at_client_priority, run_in_tasks, scrape, sum_of, wait_healthy,
 };
 use crate::bench::wire::{TaskWire, Wire};
@@ -251,32 +248,6 @@ pub fn run(args: HttpArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(())
-}
-
-/// Registers `keys` as agents with `concurrency` clients; the refusals, counted by code.
-pub(super) fn register_all(
-    url: &str,
-    keys: &[SigningKey],
-    concurrency: usize,
-) -> BTreeMap<String, u64> {
-    let next = AtomicUsize::new(0);
-    let codes = Mutex::new(BTreeMap::new());
-    std::thread::scope(|s| {
-        for _ in 0..concurrency {
-            s.spawn(|| {
-                let gw = Wire::new(url);
-                while let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if let Err(code) = register(&gw, key, SystemClock.now()) {
-                        tracing::debug!(%code, "registration failed");
-                        if let Ok(mut codes) = codes.lock() {
-                            *codes.entry(code).or_insert(0u64) += 1;
-                        }
-                    }
-                }
-            });
-        }
-    });
-    codes.into_inner().unwrap_or_default()
 }
 
 /// The verification batches the node whose metrics listener is at `url` has run so far.

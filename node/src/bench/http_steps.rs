@@ -30,10 +30,9 @@ use hco_challenges::Registry;
 use hco_oracle::{Clock, IdentityId, SignedRequest, SystemClock};
 use serde::Serialize;
 
-use super::http::register_all;
 use super::load::{
-    CpuMeter, Refusal, current, quantile_ms, request_challenge_in_task, respond_in_task,
-    run_in_tasks,
+    CpuMeter, Refusal, current, quantile_ms, register_all, request_challenge_in_task,
+    respond_in_task, run_in_tasks,
 };
 use crate::bench::wire::{TaskWire, Wire};
 

@@ -1,11 +1,14 @@
 //! Load generation against running nodes: shared by `hco bench http` and `hco bench gossip`.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ed25519_dalek::SigningKey;
 use hco_challenges::{Class, Prompt, Registry};
-use hco_oracle::{Response, SignedRegister, SignedRequest};
+use hco_oracle::{Clock, Response, SignedRegister, SignedRequest, SystemClock};
 use serde::Deserialize;
 
 use crate::api::{ChallengeView, PromptView};
@@ -28,6 +31,28 @@ pub struct RoundTrip {
 /// Registers `key` as an agent (no proof of work); the error code when it fails.
 pub fn register(gw: &Wire, key: &SigningKey, now_ms: u64) -> Result<(), String> {
     register_proven(gw, key, now_ms, 0)
+}
+
+/// Registers `keys` as agents with `concurrency` clients; the refusals, counted by code.
+pub fn register_all(url: &str, keys: &[SigningKey], concurrency: usize) -> BTreeMap<String, u64> {
+    let next = AtomicUsize::new(0);
+    let codes = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..concurrency {
+            s.spawn(|| {
+                let gw = Wire::new(url);
+                while let Some(key) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(code) = register(&gw, key, SystemClock.now()) {
+                        tracing::debug!(%code, "registration failed");
+                        if let Ok(mut codes) = codes.lock() {
+                            *codes.entry(code).or_insert(0u64) += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    codes.into_inner().unwrap_or_default()
 }
 
 /// Registers `key` as an agent with a proof of work of `pow_bits` (0: none); the error code
