@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a fresh machine: unit, integration, property, doc tests,
-# the light-verifier build without the ledger, and the JavaScript verifier's tests (js/).
+# the no_std build of the light verifier (hco-verify), the oracle's build without the ledger, and
+# the JavaScript verifier's tests (js/).
 # Installs what the tests need where missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# The light verifier must build without sled or any I/O dependency.
+# The light verifier (hco-verify) must build without std: checked on a bare-metal target, which
+# has no std for a dependency to pull in, with and without its serde feature, and for
+# wasm32-unknown-unknown, where contracts and runtimes run it. rustup adds the targets where
+# missing; without rustup or a network, only the host build runs (it does not prove no_std).
+for target in thumbv7em-none-eabihf wasm32-unknown-unknown; do
+  if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx "$target"; then
+    rustup target add "$target" >/dev/null 2>&1 || true
+  fi
+done
+if command -v rustup >/dev/null && rustup target list --installed | grep -qx thumbv7em-none-eabihf; then
+  cargo check --quiet -p hco-verify --no-default-features --target thumbv7em-none-eabihf
+  cargo check --quiet -p hco-verify --target thumbv7em-none-eabihf
+else
+  echo "!!!! the no_std check of hco-verify needs the thumbv7em-none-eabihf target" \
+    "(rustup target add thumbv7em-none-eabihf): checking the host build only !!!!" >&2
+  cargo check --quiet -p hco-verify --no-default-features
+fi
+if command -v rustup >/dev/null && rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  cargo check --quiet -p hco-verify --no-default-features --target wasm32-unknown-unknown
+fi
+# The oracle without its ledger (what examples/verify_membership links: the verifier with the
+# network parameters) must still build without sled or any I/O dependency.
 cargo check --quiet -p hco-oracle --no-default-features
 
 # The JavaScript verifier (js/, a few seconds) against the certificates and proofs the Rust code
