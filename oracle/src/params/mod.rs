@@ -10,6 +10,7 @@ use crate::policy::ClassPolicies;
 use crate::{Digest, NodeId, Profile, Timestamp, codec};
 
 mod narrative;
+mod steps;
 
 /// How the challenge requests of a window are confined in time (DESIGN §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
