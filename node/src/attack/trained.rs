@@ -145,7 +145,6 @@ impl Attack for Trained {
         session.wait_min_solve(Duration::from_millis(150));
         session.respond(format!("{first}|{second}").as_bytes())
     }
-    fn concurrency(&self) -> usize {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    }
+    // The default concurrency: the solver runs inside `compute` (one per core at a time), and
+    // the tries mostly wait out the minimum solve time.
 }
