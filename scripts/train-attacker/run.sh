@@ -16,9 +16,9 @@ work=$(cd "$work" && pwd)
 (cd "$repo" && cargo build --release -p hco-node)
 hco="$repo/target/release/hco"
 # Sizes that fit the training budget on one thread (see README.md).
-"$hco" bench attack dataset --family visual_match --count "${VISUAL_COUNT:-40000}" --seed 1 \
+"$hco" bench attack dataset --family visual_match --count "${VISUAL_COUNT:-100000}" --seed 1 \
   --out "$work/data-visual_match"
-"$hco" bench attack dataset --family interactive_reasoning --count "${INTERACTIVE_COUNT:-8000}" \
+"$hco" bench attack dataset --family interactive_reasoning --count "${INTERACTIVE_COUNT:-15000}" \
   --seed 1 --out "$work/data-interactive_reasoning"
 for family in visual_match interactive_reasoning; do
   "$work/venv/bin/python" "$here/train.py" --family "$family" --data "$work/data-$family" \
