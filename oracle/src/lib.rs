@@ -71,6 +71,7 @@ mod seal;
 pub mod secret;
 pub mod sign;
 pub mod testing;
+mod try_status;
 pub mod window;
 
 #[cfg(feature = "ledger")]
@@ -100,12 +101,13 @@ pub use policy::{ClassPolicies, Step, WindowPolicy};
 pub use reason::Reason;
 pub use seal::{BatchSeal, SealedAcceptance, seal_batch};
 pub use secret::derive_challenge;
+pub use try_status::TryStatus;
 
 #[cfg(feature = "ledger")]
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
     CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, Oracle, Outcome, PartVerdicts,
-    RegistrationOrigin, STAGE_PREFIX, STREAM_DOMAIN, TryStatus, blames_sender, parse_stage_answer,
+    RegistrationOrigin, STAGE_PREFIX, STREAM_DOMAIN, blames_sender, parse_stage_answer,
     stream_digest,
 };

@@ -36,7 +36,7 @@ pub use issue::IssuedChallenge;
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use request::CheckedRequest;
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
-pub use tries::{EarlierTries, TryStatus};
+pub use tries::EarlierTries;
 
 /// Told of each piece of evidence once, when it is first stored (see
 /// [`Oracle::observe_evidence`]).

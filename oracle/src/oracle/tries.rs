@@ -14,30 +14,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::ledger::LedgerError;
 use crate::policy::Outcome as StepOutcome;
 use crate::secret::issuers_of;
-use crate::{IdentityId, NodeId, SealedAcceptance, Timestamp};
+use crate::{IdentityId, NodeId, Timestamp, TryStatus};
 
 use super::Oracle;
-
-/// What a member reports of one try it may have issued.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TryStatus {
-    /// This member did not issue it.
-    NotIssued,
-    /// Issued, not answered, deadline not passed.
-    Open {
-        /// Its deadline.
-        deadline: Timestamp,
-    },
-    /// Answered wrongly or not in time.
-    Failed,
-    /// Accepted: the sealed acceptance.
-    Passed(Box<SealedAcceptance>),
-}
 
 /// The statuses other members reported of an identity-window's earlier tries, by index.
 pub type EarlierTries = BTreeMap<u32, TryStatus>;
