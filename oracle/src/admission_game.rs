@@ -50,7 +50,7 @@ pub struct GameParams {
     pub session_timeout_ms: u64,
     /// Sessions kept at once; more are refused until old ones expire.
     pub max_sessions: usize,
-    /// Sessions kept at once for one client (see [`AdmissionGame::start_from`]); 0: no limit
+    /// Sessions kept at once for one client (see [`AdmissionGame::start`]); 0: no limit
     /// beyond `max_sessions`.
     #[serde(default)]
     pub max_sessions_per_client: usize,

@@ -28,7 +28,7 @@ pub enum Evidence {
     FailedAudit {
         /// The acceptance under the issuer's seal.
         acceptance: SealedAcceptance,
-        /// What the audit found ([`Violation::code`]).
+        /// What the audit found ([`crate::audit::Violation::code`]).
         violation: String,
     },
     /// A reveal that does not open the commitment made `L` windows earlier.

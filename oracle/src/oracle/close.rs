@@ -130,7 +130,7 @@ impl Oracle {
 
     /// Stores a certificate received from a peer after checking it with the light verifier.
     /// The first certificate of a window is kept: one of another summary is refused with
-    /// [`Reason::CertificateConflict`] (see [`Oracle::conflicting_certificate`]).
+    /// [`Reason::CertificateConflict`] (see `Oracle::conflicting_certificate`).
     pub fn add_certificate(&self, cert: &WindowCertificate) -> Outcome<()> {
         let checked = crate::LightVerifier::new(self.params.committee.clone(), self.params.quorum)
             .and_then(|v| v.with_params(self.params_digest).verify_certificate(cert));
