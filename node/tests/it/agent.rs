@@ -470,6 +470,9 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
          [agent]\nallow_starter_corpus = false\ncorpus_dir = \"{}\"\n{NARRATIVE_CHAIN}",
         corpus.path().display()
     ));
+    // Three sessions at once: the window's one game set has three questions a part, each shown
+    // to one open session at a time, so a fourth waits (`game_busy`).
+    let mut narratives = std::collections::BTreeSet::new();
     for _ in 0..3 {
         let round = start(&node);
         let narrative = round["narrative"].as_str().unwrap();
@@ -477,7 +480,19 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
             narrative.contains("[Operator's private edition.]"),
             "{narrative}"
         );
+        narratives.insert(narrative.to_owned());
     }
+    let key = register_agent(&node.url, 4_000);
+    let (status, busy) = post(
+        &node.url,
+        "/v1/agent/sessions",
+        &agent_start(&node.url, &key),
+    );
+    assert_eq!(
+        (status, busy["code"].as_str()),
+        (503, Some("game_busy")),
+        "{busy}"
+    );
     let view = get(&node.url, "/v1/windows/current").unwrap();
     assert_eq!(view["agent_corpus"]["public_answer_key"], false, "{view}");
     let sets = Corpus::embedded().sets().len();
@@ -488,9 +503,6 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
     assert_eq!(view["t"], 0, "{view}");
     assert_eq!(schedule["windows_remaining"], sets / 2, "{view}");
     assert_eq!(schedule["sets_this_window"], 2, "{view}");
-    let narratives: std::collections::BTreeSet<String> = (0..4)
-        .map(|_| start(&node)["narrative"].as_str().unwrap().to_owned())
-        .collect();
     assert_eq!(
         narratives.len(),
         1,
