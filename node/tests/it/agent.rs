@@ -8,7 +8,9 @@ use std::time::Duration;
 use hco_challenges::narrative::Corpus;
 use serde_json::{Value, json};
 
-use crate::support::{Single, agent_start, get, hco, hco_json, post, register_agent};
+use crate::support::{
+    Single, agent_key_file, agent_start, get, hco, hco_json, post, register_agent,
+};
 
 /// The answer the corpus gives for a round's narrative and question.
 fn answer_for(round: &Value) -> String {
@@ -36,23 +38,6 @@ fn start(node: &Single) -> Value {
     );
     assert_eq!(status, 201, "{body}");
     body
-}
-
-/// A key file of a new identity registered as an agent at `node` (through the CLI).
-fn agent_key_file(node: &Single, name: &str) -> String {
-    let key = node.dir.path().join(format!("{name}.key"));
-    let out = hco()
-        .args(["identity", "new", "--out"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let key = key.to_str().unwrap().to_owned();
-    let (ok, v) = hco_json(&[
-        "client", "register", "--node", &node.url, "--key", &key, "--class", "agent",
-    ]);
-    assert!(ok, "{v}");
-    key
 }
 
 fn send(node: &Single, round: &Value, answer: &str) -> (u16, Value) {
@@ -696,18 +681,8 @@ fn llm_agent_script_keeps_agent_identities_active_window_after_window() {
     let identities = stand_in_runs(12);
     let mut active = 0;
     for i in 0..identities {
-        let key = node.dir.path().join(format!("agent{i}.key"));
-        let out = hco()
-            .args(["identity", "new", "--out"])
-            .arg(&key)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let key = key.to_str().unwrap();
-        let (ok, v) = hco_json(&[
-            "client", "register", "--node", &node.url, "--key", key, "--class", "agent",
-        ]);
-        assert!(ok, "{v}");
+        let key = agent_key_file(&node, &format!("agent{i}"));
+        let key = key.as_str();
         let out = hco()
             .args([
                 "client",

@@ -8,24 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{Single, get, hco, hco_json, metric, next_window};
-
-/// A new agent identity registered on `node`; returns its key file.
-fn agent_identity(node: &Single, name: &str) -> String {
-    let key = node.dir.path().join(format!("{name}.key"));
-    let out = hco()
-        .args(["identity", "new", "--out"])
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let key = key.to_str().unwrap().to_owned();
-    let (ok, v) = hco_json(&[
-        "client", "register", "--node", &node.url, "--key", &key, "--class", "agent",
-    ]);
-    assert!(ok, "register: {v}");
-    key
-}
+use crate::support::{Single, agent_key_file, get, hco, metric, next_window};
 
 /// Waits for `child` at most `limit` (killed past it); its success, stdout lines and stderr.
 fn finish(mut child: Child, limit: Duration) -> (bool, Vec<Value>, String) {
@@ -96,7 +79,7 @@ fn client_solve_waits_for_the_slot() {
          [[network.families]]\nname = \"proof_of_work\"\ndeadline = \"8s\"\ndifficulty = 12\n\
          [[network.families]]\nname = \"arithmetic_reasoning\"\ndeadline = \"8s\"\ndifficulty = 3\n"
     ));
-    let key = agent_identity(&node, "early");
+    let key = agent_key_file(&node, "early");
     let id = hco()
         .args(["identity", "show", "--key", &key])
         .output()
@@ -152,7 +135,7 @@ fn client_solve_waits_for_the_slot() {
 
     // After the slot: said plainly, with the slot's times, and a failure. (Should the window
     // have turned meanwhile, the next slot is ahead: beyond a 1 s --max-wait.)
-    let late = agent_identity(&node, "late");
+    let late = agent_key_file(&node, "late");
     let now = get(&node.url, "/v1/windows/current").unwrap()["now"]
         .as_u64()
         .unwrap();

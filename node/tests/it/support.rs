@@ -557,3 +557,20 @@ pub fn agent_start(base: &str, key: &ed25519_dalek::SigningKey) -> hco_oracle::S
     let window = health["window"].as_u64().unwrap();
     hco_oracle::SessionStart::sign(key, &node, window, hco_oracle::Digest(rand::random()))
 }
+
+/// A key file of a new identity registered as an agent at `node` (through the CLI).
+pub fn agent_key_file(node: &Single, name: &str) -> String {
+    let key = node.dir.path().join(format!("{name}.key"));
+    let out = hco()
+        .args(["identity", "new", "--out"])
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let key = key.to_str().unwrap().to_owned();
+    let (ok, v) = hco_json(&[
+        "client", "register", "--node", &node.url, "--key", &key, "--class", "agent",
+    ]);
+    assert!(ok, "{v}");
+    key
+}
