@@ -66,15 +66,18 @@ fn rfc3339(text: &str) -> u64 {
 
 #[test]
 fn client_solve_waits_for_the_slot() {
-    // Window 0 starts as the node does; a global slot of 15 s starts 10–25 s into each 40 s
-    // window, after the grace, so a client started now is early.
+    // Window 0 starts as the node does; a global slot of 30 s starts 10–30 s into each 60 s
+    // window, after the grace, so a client started now is early. (The second step opens at a
+    // drawn moment of the slot's second half and must be asked for before the slot ends: with
+    // 15 s slots, an opening in the last few hundred milliseconds now and then left the client
+    // too late on a loaded machine.)
     let now = hco_oracle::Clock::now(&hco_oracle::SystemClock);
     let genesis = humantime::format_rfc3339_seconds(
         SystemTime::UNIX_EPOCH + Duration::from_millis(now - 1_000),
     );
     let node = Single::start(&format!(
-        "[network]\ndevelopment = true\ngenesis = \"{genesis}\"\nwindow = \"40s\"\ngrace = \"10s\"\n\
-         slot_mode = \"global\"\nslot = \"15s\"\n\
+        "[network]\ndevelopment = true\ngenesis = \"{genesis}\"\nwindow = \"60s\"\ngrace = \"10s\"\n\
+         slot_mode = \"global\"\nslot = \"30s\"\n\
          [network.policy.agent]\nsteps = [\"cognitive\", \"cognitive\"]\nspares = 0\n\
          [[network.families]]\nname = \"proof_of_work\"\ndeadline = \"8s\"\ndifficulty = 12\n\
          [[network.families]]\nname = \"arithmetic_reasoning\"\ndeadline = \"8s\"\ndifficulty = 3\n"
@@ -100,7 +103,7 @@ fn client_solve_waits_for_the_slot() {
     assert!(now + 2_000 < slot.0, "{w}");
 
     let started = Instant::now();
-    let (ok, lines, err) = finish(solve(&node, &key, &[]), Duration::from_secs(50));
+    let (ok, lines, err) = finish(solve(&node, &key, &[]), Duration::from_secs(80));
     assert!(ok, "{lines:?} {err}");
     for line in &lines {
         eprintln!("{line}");
