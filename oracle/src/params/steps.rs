@@ -135,9 +135,13 @@ impl NetworkParams {
         start..start.saturating_add(self.prompt_jitter_ms + 1)
     }
 
-    /// When challenge `j` opens inside `slot`: at a moment drawn by its seed inside phase `j`
-    /// of `tries` equal phases, or, for a touch prompt (`prompt` is its reaction window), on
-    /// beat `j`. An `open` slot opens every challenge at once.
+    /// When challenge `j` opens inside `slot`: at a moment drawn by its seed inside the first
+    /// half of phase `j` of `tries` equal phases, or, for a touch prompt (`prompt` is its
+    /// reaction window), on beat `j`. An `open` slot opens every challenge at once.
+    ///
+    /// Only the first half: the last phase ends with the slot, after which nothing is issued, so
+    /// an opening drawn in its last moments would leave an honest client milliseconds to ask.
+    /// Half a phase is always left to ask in.
     pub fn opens_at(
         &self,
         slot: &Range<Timestamp>,
@@ -151,7 +155,10 @@ impl NetworkParams {
         }
         let window = match prompt {
             Some(reaction_ms) => self.beat(slot, class, j, reaction_ms),
-            None => self.phase(slot, class, j),
+            None => {
+                let phase = self.phase(slot, class, j);
+                phase.start..phase.start + (phase.end - phase.start).div_ceil(2)
+            }
         };
         window.start + draw.below((window.end - window.start).max(1))
     }
@@ -311,6 +318,30 @@ mod tests {
             difficulty: 1,
             min_solve_ms: 0,
         });
+    }
+
+    #[test]
+    fn an_opening_leaves_half_its_phase_to_ask_in() {
+        let mut p = crate::testing::params_for(&[crate::NodeId([1; 32])]);
+        p.slot_mode = crate::SlotMode::Global;
+        p.policies.human = policy(&["cognitive", "cognitive", "cognitive"], 1);
+        let slot = 1_000_000..1_100_000;
+        let mut latest = 0;
+        for n in 0..500u32 {
+            let seed = hco_challenges::Seed(*blake3::hash(&n.to_be_bytes()).as_bytes());
+            for j in 0..4 {
+                let phase = p.phase(&slot, Class::Human, j);
+                let at = p.opens_at(&slot, Class::Human, j, None, &mut seed.stream());
+                assert!(phase.contains(&at), "{j}: {at}");
+                assert!(
+                    at <= phase.start + (phase.end - phase.start) / 2,
+                    "{j}: {at}"
+                );
+                latest = latest.max(at - phase.start);
+            }
+        }
+        // The draw still covers the half it is given.
+        assert!(latest > 12_000, "{latest}");
     }
 
     #[test]

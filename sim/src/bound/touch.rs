@@ -464,9 +464,10 @@ impl Trial<'_> {
             }
             match sim.steps[id.passed] {
                 None => {
-                    // Opens at a uniform moment of phase j of the identity's slot.
+                    // Opens at a uniform moment of the first half of phase j of the
+                    // identity's slot, as the issuer draws it.
                     let phase = sim.slot_s / f64::from(sim.tries.max(1));
-                    let opens = id.start + (f64::from(j) + self.rng.uniform()) * phase;
+                    let opens = id.start + (f64::from(j) + 0.5 * self.rng.uniform()) * phase;
                     ready = ready.max(opens);
                     id.passed += 1;
                 }
