@@ -22,6 +22,7 @@ mod service;
 mod supervise;
 #[cfg(test)]
 mod testnet;
+mod witness;
 
 use std::path::PathBuf;
 

@@ -148,6 +148,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         "window driver",
         driver::run(node.clone(), options, shutdown.clone()),
     );
+    supervisor.spawn_critical_on(
+        peers.handle(),
+        "slot witnesses",
+        crate::witness::run(node.clone(), shutdown.clone()),
+    );
     supervisor.spawn_critical(
         "narrative sets",
         crate::corpus::schedule::run(node.clone(), sets, shutdown.clone()),

@@ -202,7 +202,9 @@ action('get', async () => {
   } catch (e) {
     // Before the slot, or before the step's moment in it: say when, and fetch it then.
     const slotStart = state.window?.slot?.start;
+    // A touch prompt whose issuer has no slot witness yet: ask again in a moment.
     const opensAt = e.code === 'step_not_open' ? e.opensAt
+      : e.code === 'no_slot_witness' ? now() + 250
       : e.code === 'outside_slot' && slotStart > now() ? slotStart : 0;
     if (!opensAt) throw e;
     const what = e.code === 'outside_slot' ? 'The slot opens' : 'The next step opens';

@@ -111,9 +111,10 @@ export function requestDigest(body) {
   ]);
 }
 
-/** The challenge id: what the issuer signs and the response refers to. */
+/** The challenge id: what the issuer signs and the response refers to (a touch prompt's
+ * slot witness, when it carries one, adds its member and signature). */
 export function challengeId(c) {
-  return digest('hco challenge id v1', [
+  const parts = [
     Uint8Array.of(c.version),
     fromHex(c.issuer),
     fromHex(c.id),
@@ -123,7 +124,9 @@ export function challengeId(c) {
     u64be(c.issued_at),
     u64be(c.deadline),
     fromHex(c.prompt_digest),
-  ]);
+  ];
+  if (c.witness) parts.push(fromHex(c.witness.node), fromHex(c.witness.sig));
+  return digest('hco challenge id v1', parts);
 }
 
 /** What a response's signature covers. */

@@ -73,6 +73,7 @@ pub mod sign;
 pub mod testing;
 mod try_status;
 pub mod window;
+pub mod witness;
 
 #[cfg(feature = "ledger")]
 mod key_cache;

@@ -356,25 +356,39 @@ pub struct Challenge {
     pub deadline: Timestamp,
     /// Digest of the prompt, so an audit can check the regenerated prompt.
     pub prompt_digest: Digest,
+    /// For a touch prompt of a `global` slot, another member's witness that the slot has
+    /// opened ([`crate::witness`]); `None` for every other challenge.
+    pub witness: Option<crate::witness::SlotWitness>,
 }
 
 impl Challenge {
-    /// The challenge id: the digest the issuer signs and the identity's response refers to.
+    /// The challenge id: the digest the issuer signs and the identity's response refers to
+    /// (for a presence prompt, the WebAuthn challenge the assertion signs). A witness adds
+    /// its member and signature as two more parts, so the id cannot be known before the
+    /// witness is.
     pub fn challenge_id(&self) -> Digest {
-        sign::digest(
-            "hco challenge id v1",
-            &[
-                &[self.version],
-                &self.issuer.0,
-                &self.id.0,
-                &self.t.to_be_bytes(),
-                &self.j.to_be_bytes(),
-                self.family.as_bytes(),
-                &self.issued_at.to_be_bytes(),
-                &self.deadline.to_be_bytes(),
-                &self.prompt_digest.0,
-            ],
-        )
+        let (version, issued_at, deadline) = (
+            [self.version],
+            self.issued_at.to_be_bytes(),
+            self.deadline.to_be_bytes(),
+        );
+        let (t, j) = (self.t.to_be_bytes(), self.j.to_be_bytes());
+        let mut parts: Vec<&[u8]> = vec![
+            &version,
+            &self.issuer.0,
+            &self.id.0,
+            &t,
+            &j,
+            self.family.as_bytes(),
+            &issued_at,
+            &deadline,
+            &self.prompt_digest.0,
+        ];
+        if let Some(w) = &self.witness {
+            parts.push(&w.node.0);
+            parts.push(&w.sig.0);
+        }
+        sign::digest("hco challenge id v1", &parts)
     }
 }
 

@@ -295,6 +295,25 @@ pub enum Reason {
         /// The limit.
         max: usize,
     },
+    /// A touch prompt of a global slot without a valid witness of another member (see
+    /// [`crate::witness`]), or another challenge with one.
+    #[error("the challenge's slot witness is not acceptable: {0}")]
+    BadWitness(String),
+    /// The issuer holds no other member's witness of the slot yet, so it cannot issue the
+    /// touch prompt: ask again in a moment (members publish theirs when the slot opens).
+    #[error("no other member's witness of this slot has arrived yet; ask again shortly")]
+    NoSlotWitness,
+    /// A prompt acceptance that reached this member later than its slot's end plus the
+    /// family's deadline, the clock skew and the gossip allowance (see [`crate::witness`]).
+    #[error(
+        "a prompt acceptance arrived at {at}, after the latest moment {latest} its slot allows"
+    )]
+    LateAcceptance {
+        /// When it arrived here.
+        at: Timestamp,
+        /// The latest arrival its slot allows.
+        latest: Timestamp,
+    },
 }
 
 /// The one table of the core's codes: each variant's stable code and its HTTP status. `code`,
@@ -372,6 +391,9 @@ reason_table! {
     Reason::OffBeat { .. } => "off_beat", 422;
     Reason::CorpusExhausted { .. } => "corpus_exhausted", 422;
     Reason::CertificateConflict { .. } => "certificate_conflict", 409;
+    Reason::BadWitness(_) => "bad_witness", 422;
+    Reason::NoSlotWitness => "no_slot_witness", 425;
+    Reason::LateAcceptance { .. } => "late_acceptance", 422;
 }
 
 impl Reason {
@@ -507,6 +529,9 @@ mod tests {
                 t: 1,
                 held: Digest::ZERO,
             },
+            Reason::BadWitness(String::new()),
+            Reason::NoSlotWitness,
+            Reason::LateAcceptance { at: 2, latest: 1 },
         ]
     }
 

@@ -12,7 +12,8 @@
 //! | registration | `hco register v1` | version u8, id, class (`human`/`agent`), created_at u64, visual_opt_out u8 (0/1), then pow_nonce u64 only when present |
 //! | passkey enrolment | `hco passkey enrolment v1` | version u8, id, created_at u64, credential (the JSON text) |
 //! | challenge request | `hco challenge request v1` | version u8, id, t u64, j u32 |
-//! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest |
+//! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest, then the witness's node and signature only when present |
+//! | slot witness | `hco slot witness v1` | node, t u64 |
 //! | response | `hco response v1` | challenge id, answer |
 //! | window summary | `hco window summary v1` | version u8, t u64, root, count u64, params digest |
 //! | reveal | `hco reveal v2` | version u8, t u64, node, secret, next-window commitment |

@@ -90,6 +90,7 @@ pub(crate) fn made_up(
             "hco unsafe byzantine prompt v1",
             &material,
         )),
+        witness: None,
     }
 }
 

@@ -91,6 +91,8 @@ fn forge_all(
                 issued_at,
                 deadline: issued_at.saturating_add(config.deadline_ms),
                 prompt_digest: Digest(generated.prompt.digest()),
+                // Agent families are no touch prompts: no slot witness.
+                witness: None,
             };
             let acceptance = Acceptance {
                 version: VERSION,

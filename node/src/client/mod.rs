@@ -365,6 +365,12 @@ fn solve(
                         ));
                         continue;
                     }
+                    // The issuer has no other member's witness of the slot yet (they publish
+                    // when it opens): ask again shortly, while the window lasts.
+                    "no_slot_witness" if closes_at == 0 || w.now() < closes_at => {
+                        std::thread::sleep(std::time::Duration::from_millis(250));
+                        continue;
+                    }
                     "steps_complete" => {
                         // Said only when this run answered nothing: the last verdict stands.
                         if !answered_any {

@@ -90,7 +90,11 @@ impl Guard {
     ) -> GossipGate {
         let members_only = matches!(
             topic,
-            Topic::Acceptance | Topic::RegistryBatch | Topic::Summary | Topic::Reveal
+            Topic::Acceptance
+                | Topic::RegistryBatch
+                | Topic::Summary
+                | Topic::Reveal
+                | Topic::Witness
         );
         if members_only && !author.is_some_and(|a| self.is_member(&a)) {
             return GossipGate::Settle(Validation::Reject, "not_a_member");
@@ -177,6 +181,7 @@ mod tests {
             Topic::RegistryBatch,
             Topic::Summary,
             Topic::Reveal,
+            Topic::Witness,
         ] {
             assert_eq!(
                 g.gossip(topic, other, Some(other), now),

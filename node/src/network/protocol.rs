@@ -26,11 +26,13 @@ pub enum Topic {
     Passkey,
     /// Evidence against a committee member ([`hco_oracle::Evidence`]).
     Evidence,
+    /// Slot witnesses ([`hco_oracle::witness::SlotWitness`]); members only.
+    Witness,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 7] = [
+    pub const ALL: [Topic; 8] = [
         Topic::Registry,
         Topic::RegistryBatch,
         Topic::Acceptance,
@@ -38,6 +40,7 @@ impl Topic {
         Topic::Reveal,
         Topic::Passkey,
         Topic::Evidence,
+        Topic::Witness,
     ];
 
     /// The gossipsub topic name.
@@ -50,6 +53,7 @@ impl Topic {
             Topic::Reveal => "hco/reveal/1",
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
+            Topic::Witness => "hco/witness/1",
         }
     }
 
@@ -63,6 +67,7 @@ impl Topic {
             Topic::Reveal => "reveal",
             Topic::Passkey => "passkey",
             Topic::Evidence => "evidence",
+            Topic::Witness => "witness",
         }
     }
 
@@ -71,6 +76,11 @@ impl Topic {
         Topic::ALL.into_iter().find(|t| t.name() == name)
     }
 }
+
+/// A slot witness as gossiped: the witness and the publication's sequence number. Gossip ids
+/// are content hashes, so the number makes each repetition (for members that start or
+/// reconnect late) a new message rather than a duplicate peers drop.
+pub type WitnessGossip = (hco_oracle::witness::SlotWitness, u64);
 
 /// A protocol rejection carried over the wire: the stable code and a readable message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

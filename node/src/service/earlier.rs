@@ -75,8 +75,8 @@ impl Node {
         if !passes.is_empty() {
             // Checked and stored as gossip would be; one that fails counts for nothing.
             for sealed in passes {
-                let batch = vec![sealed];
-                let _ = self.blocking(move |o| o.record_remote(&batch)).await?;
+                let (batch, now) = (vec![sealed], self.now());
+                let _ = self.blocking(move |o| o.record_remote(&batch, now)).await?;
             }
         }
         Ok(earlier)

@@ -9,7 +9,7 @@ use tokio::sync::{Semaphore, mpsc};
 
 use super::{Node, gateway_error, sync};
 use crate::network::protocol::{
-    CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
+    CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic, WitnessGossip,
 };
 use crate::network::{NetworkEvent, Validation};
 
@@ -101,7 +101,7 @@ impl Node {
                         match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
                             Err(_) => Validation::Reject,
                             Ok(batch) => {
-                                let (fresh, refused) = o.record_remote_each(&batch)?;
+                                let (fresh, refused) = o.record_remote_each(&batch, now)?;
                                 let recorded = clock.now();
                                 if fresh > 0 {
                                     for s in &batch {
@@ -145,6 +145,17 @@ impl Node {
                         Ok(reveal) => match o.add_reveal(&reveal, now)? {
                             Ok(()) => Validation::Accept,
                             Err(Reason::WindowNotClosed { .. }) => Validation::Ignore,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
+                    // Repeated every few seconds by its member (a small message): forwarded
+                    // every time, so a member that joined late gets it through any path.
+                    Topic::Witness => match codec::decode::<WitnessGossip>(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok((witness, _)) => match o.record_witness(&witness, now)? {
+                            Ok(_) => Validation::Accept,
+                            // A clock further off than the skew, not proof of misbehaviour.
+                            Err(Reason::WrongWindow { .. }) => Validation::Ignore,
                             Err(_) => Validation::Reject,
                         },
                     },

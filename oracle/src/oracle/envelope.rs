@@ -58,8 +58,9 @@ impl Oracle {
     /// slot; `at` is within `[issued_at, deadline]`; the identity is registered; `j` is in
     /// range for its class's policy; the family is enabled, of the identity's class and one
     /// its policy can draw; the deadline is `issued_at` plus the family's response time; the
-    /// issue is not before the step's phase opened; the answer fits the family and is not a
-    /// stage request. The human-speed floor is [`solve_time`], reported separately.
+    /// issue is not before the step's phase opened; a touch prompt of a global slot carries
+    /// another member's slot witness; the answer fits the family and is not a stage request.
+    /// The human-speed floor is [`solve_time`], reported separately.
     pub(super) fn check_envelope(
         &self,
         c: &Challenge,
@@ -150,6 +151,7 @@ impl Oracle {
                 beat_end: window.end,
             });
         }
+        self.check_witness(c)?;
         if answer.len() > family.max_answer_len() {
             return Err(Reason::AnswerTooLarge {
                 len: answer.len(),
@@ -203,7 +205,8 @@ pub(super) fn solve_time(
 /// Whether a rejection of a remote acceptance proves the sender wrong, rather than that this
 /// node lacks something it may still receive: a registration (gossip or sync pending) or the
 /// certificates that place the slots (the beacon). An acceptance of a window already summarized
-/// here may be an honest issuer's that gossip delivered late: refused, not blamed. The node strikes
+/// here, or a prompt's that arrives after its slot allows, may be an honest issuer's that gossip
+/// delivered late: refused, not blamed. The node strikes
 /// the sender only for the former; it records neither.
 pub fn blames_sender(reason: &Reason) -> bool {
     !matches!(
@@ -214,5 +217,6 @@ pub fn blames_sender(reason: &Reason) -> bool {
             | Reason::OutsideSlot { .. }
             | Reason::StepNotOpen { .. }
             | Reason::WindowSummarized { .. }
+            | Reason::LateAcceptance { .. }
     )
 }

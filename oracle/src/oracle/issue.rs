@@ -157,6 +157,15 @@ impl Oracle {
             return Ok(Err(Reason::StepNotOpen { opens_at }));
         }
         let issued_at = if prompt.is_some() { opens_at } else { now };
+        // A touch prompt of a global slot carries another member's witness that the slot has
+        // opened, so its id (the WebAuthn challenge) cannot be known before (crate::witness).
+        let witness = match step {
+            crate::Step::Family(name) if self.needs_witness(name) => match self.pick_witness(t)? {
+                Ok(w) => Some(w),
+                Err(reason) => return Ok(Err(reason)),
+            },
+            _ => None,
+        };
         let generated =
             match draw_family(&self.params, &self.registry, profile, step, &w_t, &id, t, j)
                 .and_then(|config| Ok((config, generate(&self.registry, config, &seed, t)?)))
@@ -173,6 +182,7 @@ impl Oracle {
             issued_at,
             config.deadline_ms,
             generated.prompt,
+            witness,
         );
         let fresh = IssuedRecord {
             issued_at,
@@ -180,6 +190,7 @@ impl Oracle {
             family: config.name.clone(),
             challenge_id: issued.challenge.challenge.challenge_id(),
             sig: issued.challenge.sig,
+            witness,
         };
         let kept = self.ledger.put_issued(t, &id, j, &fresh)?;
         if kept == fresh {
@@ -219,6 +230,7 @@ impl Oracle {
             existing.issued_at,
             config.deadline_ms,
             generated.prompt,
+            existing.witness,
         ))
     }
 
@@ -232,6 +244,7 @@ impl Oracle {
         issued_at: Timestamp,
         deadline_ms: u64,
         prompt: Prompt,
+        witness: Option<crate::witness::SlotWitness>,
     ) -> IssuedChallenge {
         let challenge = Challenge {
             version: VERSION,
@@ -243,6 +256,7 @@ impl Oracle {
             issued_at,
             deadline: issued_at.saturating_add(deadline_ms),
             prompt_digest: Digest(prompt.digest()),
+            witness,
         };
         IssuedChallenge {
             challenge: SignedChallenge::new(&self.key, challenge),

@@ -1,8 +1,8 @@
 //! The stateful oracle of one committee node over its [`Ledger`], in one file per job:
 //! [`identity`](self) (registration, passkeys), `issue` (the window's step sequence), `verify`
 //! (answers, one per challenge, with group commit), `remote` (acceptances of other members),
-//! `active` (a window's active set) and `close` (summaries, certificates, reveals, audits,
-//! status). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
+//! `active` (a window's active set), `close` (summaries, certificates, reveals, audits,
+//! status) and `witnesses` (the slot witnesses touch prompts carry). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
 //! task.
 
 mod active;
@@ -18,6 +18,7 @@ mod request;
 mod stage;
 mod tries;
 mod verify;
+mod witnesses;
 
 use std::sync::{Mutex, OnceLock};
 
@@ -97,6 +98,8 @@ pub struct Oracle {
     /// window are served from it while its root is the certified one (see
     /// [`Oracle::membership`]), not from a scan of the window per request.
     proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
+    /// The committee's slot witnesses of recent windows (see [`crate::witness`]).
+    witnesses: witnesses::Held,
 }
 
 impl Oracle {
@@ -133,6 +136,7 @@ impl Oracle {
             evidence_observer: OnceLock::new(),
             part_observer: OnceLock::new(),
             proof_set: Mutex::new(None),
+            witnesses: witnesses::Held::default(),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),
             presence,

@@ -8,13 +8,13 @@
 //! acceptance sealed by a member for a try it may not issue is kept as evidence against it. Nothing
 //! is added to a window this node has summarized (see [`Oracle::record_remote`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::audit::Violation;
 use crate::evidence::Evidence;
 use crate::ledger::LedgerError;
 use crate::secret::check_issuer;
-use crate::{Digest, Profile, Reason, SealedAcceptance, sign};
+use crate::{Digest, Profile, Reason, SealedAcceptance, Timestamp, sign};
 
 use super::{Oracle, Outcome};
 
@@ -26,15 +26,16 @@ impl Oracle {
     pub fn record_remote_each(
         &self,
         batch: &[SealedAcceptance],
+        now: Timestamp,
     ) -> Result<(usize, Option<Reason>), LedgerError> {
-        let first = match self.record_remote(batch)? {
+        let first = match self.record_remote(batch, now)? {
             Ok(fresh) => return Ok((fresh, None)),
             Err(reason) if batch.len() <= 1 => return Ok((0, Some(reason))),
             Err(reason) => reason,
         };
         let (mut fresh, mut blamed, mut other) = (0, None, None);
         for s in batch {
-            match self.record_remote(std::slice::from_ref(s))? {
+            match self.record_remote(std::slice::from_ref(s), now)? {
                 Ok(n) => fresh += n,
                 Err(reason) if super::blames_sender(&reason) => {
                     blamed.get_or_insert(reason);
@@ -55,18 +56,26 @@ impl Oracle {
     /// node signs its summary, covers it; a raised passkey counter is flushed at once).
     /// [`super::blames_sender`] tells whether a reason proves the
     /// sender wrong. A window this node has summarized takes no more (`window_summarized`),
-    /// unless the certificate shows its summary missed part of the window.
-    pub fn record_remote(&self, batch: &[SealedAcceptance]) -> Outcome<usize> {
+    /// unless the certificate shows its summary missed part of the window. A touch prompt's
+    /// acceptance reaching this node (`now`) later than its slot allows is refused
+    /// (`late_acceptance`, [`crate::witness`]) until a certificate of its window is held: then
+    /// the quorum vouches for what this node missed.
+    pub fn record_remote(&self, batch: &[SealedAcceptance], now: Timestamp) -> Outcome<usize> {
         let mut good_seals = HashSet::new();
-        let mut open_windows = HashSet::new();
+        let mut open_windows = HashMap::new();
         for s in batch {
             let c = s.acceptance.challenge();
-            if !open_windows.contains(&c.t) {
-                if self.settled(c.t)? {
-                    return Ok(Err(Reason::WindowSummarized { t: c.t }));
+            let certified = match open_windows.get(&c.t) {
+                Some(certified) => *certified,
+                None => {
+                    if self.settled(c.t)? {
+                        return Ok(Err(Reason::WindowSummarized { t: c.t }));
+                    }
+                    let certified = self.ledger.certificate(c.t)?.is_some();
+                    open_windows.insert(c.t, certified);
+                    certified
                 }
-                open_windows.insert(c.t);
-            }
+            };
             if !self.params.committee.contains(&c.issuer) {
                 return Ok(Err(Reason::NotInCommittee(c.issuer)));
             }
@@ -90,6 +99,9 @@ impl Oracle {
                 return Ok(Err(reason));
             }
             if let Err(reason) = self.check_remote_envelope(s)? {
+                return Ok(Err(reason));
+            }
+            if !certified && let Err(reason) = self.check_arrival(c, &self.slot(c.t, &c.id)?, now) {
                 return Ok(Err(reason));
             }
         }

@@ -46,6 +46,7 @@ fn made_up(net: &Net, identity: &SigningKey, t: u64, issued_at: u64) -> Challeng
         issued_at,
         deadline: issued_at + net.params.families[0].deadline_ms,
         prompt_digest: Digest([0xab; 32]),
+        witness: None,
     }
 }
 
@@ -96,7 +97,12 @@ fn byzantine_member_certifies_nothing_invalid_and_is_named() {
     ];
     for (b, code) in backdated.iter().zip(["challenge_expired", "outside_slot"]) {
         for o in honest_nodes {
-            let got = o.record_remote(std::slice::from_ref(b)).unwrap();
+            let got = o
+                .record_remote(
+                    std::slice::from_ref(b),
+                    crate::support::at_once(std::slice::from_ref(b)),
+                )
+                .unwrap();
             assert_eq!(got.unwrap_err().code(), code);
         }
     }
@@ -201,7 +207,10 @@ fn a_certified_window_takes_no_late_acceptance() {
         .unwrap();
     assert!(net.oracles[0].ledger().certificate(T).unwrap().is_none());
     let refused = net.oracles[0]
-        .record_remote(std::slice::from_ref(&late))
+        .record_remote(
+            std::slice::from_ref(&late),
+            crate::support::at_once(std::slice::from_ref(&late)),
+        )
         .unwrap()
         .unwrap_err();
     assert_eq!(refused.code(), "window_summarized");
@@ -209,7 +218,10 @@ fn a_certified_window_takes_no_late_acceptance() {
     assert_eq!(cert.summary.count, 1);
     for o in &net.oracles[..FAULTY] {
         let refused = o
-            .record_remote(std::slice::from_ref(&late))
+            .record_remote(
+                std::slice::from_ref(&late),
+                crate::support::at_once(std::slice::from_ref(&late)),
+            )
             .unwrap()
             .unwrap_err();
         assert_eq!(refused.code(), "window_summarized");
@@ -229,5 +241,11 @@ fn a_certified_window_takes_no_late_acceptance() {
     let other = served_by(&net, FAULTY, T + 1, 30_000, Class::Agent);
     let next = made_up(&net, &other, T + 1, net.start(T + 1) + 1_000);
     let on_time = sealed(next, &other, b"0", net.start(T + 1) + 3_000);
-    net.oracles[0].record_remote(&[on_time]).unwrap().unwrap();
+    net.oracles[0]
+        .record_remote(
+            std::slice::from_ref(&on_time),
+            crate::support::at_once(std::slice::from_ref(&on_time)),
+        )
+        .unwrap()
+        .unwrap();
 }

@@ -21,7 +21,9 @@ fn spread(net: &Net, t: u64) {
         })
         .collect();
     for o in &net.oracles {
-        o.record_remote(&all).unwrap().unwrap();
+        o.record_remote(&all, crate::support::at_once(&all))
+            .unwrap()
+            .unwrap();
     }
 }
 
@@ -237,11 +239,18 @@ fn audit_catches_an_issuer_that_accepts_wrong_or_late_answers() {
     // Members refuse the late one on receipt (and with it the whole batch); a wrong answer
     // needs the secret to see. Both are stored here as a member that skipped the checks would.
     assert_eq!(
-        oracle.record_remote(&sealed).unwrap().unwrap_err().code(),
+        oracle
+            .record_remote(&sealed, crate::support::at_once(&sealed))
+            .unwrap()
+            .unwrap_err()
+            .code(),
         "challenge_expired"
     );
     assert!(oracle.ledger().accepted_keys(0).unwrap().is_empty());
-    oracle.record_remote(&sealed[..1]).unwrap().unwrap();
+    oracle
+        .record_remote(&sealed[..1], crate::support::at_once(&sealed[..1]))
+        .unwrap()
+        .unwrap();
     oracle.ledger().insert_acceptances(&sealed[1..]).unwrap();
     oracle.reveal(0, net.params.closes_at(0)).unwrap().unwrap();
     let report = oracle.audit(0).unwrap();
@@ -305,8 +314,20 @@ fn reconciliation_input_is_idempotent_and_checked() {
         .iter()
         .find(|o| o.node_id() != issuer.node_id())
         .unwrap();
-    assert_eq!(other.record_remote(&mine).unwrap().unwrap(), 1);
-    assert_eq!(other.record_remote(&mine).unwrap().unwrap(), 0);
+    assert_eq!(
+        other
+            .record_remote(&mine, crate::support::at_once(&mine))
+            .unwrap()
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        other
+            .record_remote(&mine, crate::support::at_once(&mine))
+            .unwrap()
+            .unwrap(),
+        0
+    );
     assert_eq!(
         other.ledger().accepted_keys(0).unwrap(),
         issuer.ledger().accepted_keys(0).unwrap()
@@ -320,7 +341,11 @@ fn reconciliation_input_is_idempotent_and_checked() {
         .find(|o| o.node_id() != issuer.node_id() && o.node_id() != other.node_id())
         .unwrap();
     assert_eq!(
-        fresh.record_remote(&tampered).unwrap().unwrap_err().code(),
+        fresh
+            .record_remote(&tampered, crate::support::at_once(&tampered))
+            .unwrap()
+            .unwrap_err()
+            .code(),
         "bad_issuer_signature"
     );
     assert!(fresh.ledger().accepted_keys(0).unwrap().is_empty());

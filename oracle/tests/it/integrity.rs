@@ -35,7 +35,9 @@ pub(crate) fn served_by(net: &Net, member: usize, t: u64, from: u64, class: Clas
 
 pub(crate) fn spread(net: &Net, batch: &[SealedAcceptance]) {
     for o in &net.oracles {
-        o.record_remote(batch).unwrap().unwrap();
+        o.record_remote(batch, crate::support::at_once(batch))
+            .unwrap()
+            .unwrap();
     }
 }
 
@@ -276,7 +278,10 @@ fn a_seal_signature_copied_under_another_root_is_refused_and_frames_no_one() {
     // The genuine acceptance first, so its seal (same signature) was verified before.
     for o in &net.oracles[1..] {
         let refused = o
-            .record_remote(&[genuine.clone(), forged.clone()])
+            .record_remote(
+                &[genuine.clone(), forged.clone()],
+                crate::support::at_once(&[genuine.clone(), forged.clone()]),
+            )
             .unwrap()
             .unwrap_err();
         assert_eq!(refused.code(), "bad_issuer_signature");

@@ -178,6 +178,7 @@ fn apply(l: &Ledger, model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 family: "f".into(),
                 challenge_id: Digest::ZERO,
                 sig: Sig([0; 64]),
+                witness: None,
             };
             let kept = l.put_issued(*t, &id(*who), *j, &rec).unwrap();
             let expected = *model.issued.entry((*t, *who, *j)).or_insert(*at);

@@ -18,3 +18,4 @@ mod rotation;
 mod rules_property;
 mod stages;
 mod support;
+mod witness;

@@ -16,7 +16,7 @@ const ORIGIN: &str = "http://localhost:8080";
 
 /// Presence as the only family: people run `spares + 1` tries of one presence step per window,
 /// agents have nothing to run.
-fn presence_only(p: &mut NetworkParams, spares: u32) {
+pub(crate) fn presence_only(p: &mut NetworkParams, spares: u32) {
     p.families = vec![FamilyConfig {
         name: "presence".into(),
         deadline_ms: 20_000,
@@ -37,7 +37,7 @@ fn presence_net() -> Net {
     Net::with(1, |p| presence_only(p, 3))
 }
 
-fn enrol(
+pub(crate) fn enrol(
     o: &Oracle,
     key: &SigningKey,
     soft: &mut SoftAuthenticator,
@@ -63,7 +63,7 @@ fn issue_in(o: &Oracle, key: &SigningKey, t: u64, j: u32, now: u64) -> IssuedCha
         .unwrap()
 }
 
-fn assertion(
+pub(crate) fn assertion(
     o: &Oracle,
     soft: &mut SoftAuthenticator,
     key: &SigningKey,
@@ -379,7 +379,13 @@ fn counters_move_on_every_node_that_records_the_acceptance() {
     let counter = |o: &Oracle| o.passkeys(&testing::identity_id(&person)).unwrap()[0].counter;
     assert!(counter(issuer) > 0);
     assert_eq!(counter(other), 0);
-    other.record_remote(&[sealed]).unwrap().unwrap();
+    other
+        .record_remote(
+            std::slice::from_ref(&sealed),
+            crate::support::at_once(std::slice::from_ref(&sealed)),
+        )
+        .unwrap()
+        .unwrap();
     assert_eq!(counter(other), counter(issuer));
 }
 
@@ -524,7 +530,15 @@ fn a_passkey_split_is_no_evidence_against_the_issuer() {
         .verify_response(&response, now + 20)
         .unwrap()
         .unwrap();
-    assert_eq!(other.record_remote(&[sealed]).unwrap(), Ok(1));
+    assert_eq!(
+        other
+            .record_remote(
+                std::slice::from_ref(&sealed),
+                crate::support::at_once(std::slice::from_ref(&sealed))
+            )
+            .unwrap(),
+        Ok(1)
+    );
 
     let closed = net.params.closes_at(0);
     let reveal = issuer.reveal(0, closed).unwrap().unwrap();

@@ -38,9 +38,14 @@ fn a_member_short_of_the_certified_set_serves_proofs_once_it_catches_up() {
         .partition(|(i, _)| *i == missed);
     let missed: Vec<SealedAcceptance> = missed.into_iter().map(|(_, s)| s).collect();
     let rest: Vec<SealedAcceptance> = rest.into_iter().map(|(_, s)| s).collect();
-    short.record_remote(&rest).unwrap().unwrap();
+    short
+        .record_remote(&rest, crate::support::at_once(&rest))
+        .unwrap()
+        .unwrap();
     for o in &net.oracles[1..] {
-        o.record_remote(&all).unwrap().unwrap();
+        o.record_remote(&all, crate::support::at_once(&all))
+            .unwrap()
+            .unwrap();
     }
     let closed = net.params.closes_at(0);
     let reveals: Vec<SignedReveal> = net
@@ -72,7 +77,13 @@ fn a_member_short_of_the_certified_set_serves_proofs_once_it_catches_up() {
     assert!(short.membership(0, &first).unwrap().is_none());
     assert!(short.membership(0, &late).unwrap().is_none());
 
-    assert_eq!(short.record_remote(&missed).unwrap().unwrap(), 1);
+    assert_eq!(
+        short
+            .record_remote(&missed, crate::support::at_once(&missed))
+            .unwrap()
+            .unwrap(),
+        1
+    );
     let verifier = LightVerifier::new(net.params.committee.clone(), net.params.quorum)
         .unwrap()
         .with_params(net.params.digest());

@@ -168,6 +168,7 @@ fn made_up(w: &World, n: u64, fault: Fault) -> SealedAcceptance {
         issued_at,
         deadline,
         prompt_digest: Digest([7; 32]),
+        witness: None,
     };
     let signed = SignedChallenge::new(issuer, challenge);
     let answer = if fault == Fault::AnswerTooLarge {
@@ -212,7 +213,7 @@ proptest! {
             .filter(|f| **f != Fault::ForgedIdentitySignature)
             .find_map(|f| f.code())
             .or_else(|| faults.iter().find_map(|f| f.code()));
-        let got = w.recorder.record_remote(&batch).unwrap();
+        let got = w.recorder.record_remote(&batch, crate::support::at_once(&batch)).unwrap();
         let stored = w.recorder.ledger().accepted_keys(T).unwrap().len();
         match expected {
             None => {
@@ -234,7 +235,10 @@ fn each_fault_alone_gives_its_reason() {
         let w = world();
         let got = w
             .recorder
-            .record_remote(&[made_up(&w, 0, fault)])
+            .record_remote(
+                &[made_up(&w, 0, fault)],
+                crate::support::at_once(&[made_up(&w, 0, fault)]),
+            )
             .unwrap()
             .map_err(|r| r.code());
         match fault.code() {
@@ -286,6 +290,7 @@ fn slotted_acceptances_respect_the_slot_and_the_step_phase() {
             issued_at,
             deadline: issued_at + DEADLINE_MS,
             prompt_digest: Digest([7; 32]),
+            witness: None,
         };
         let response = Response::new(
             &identity,
@@ -301,7 +306,7 @@ fn slotted_acceptances_respect_the_slot_and_the_step_phase() {
     };
     let code = |batch: Vec<SealedAcceptance>| {
         recorder
-            .record_remote(&batch)
+            .record_remote(&batch, crate::support::at_once(&batch))
             .unwrap()
             .map_err(|r| r.code())
     };

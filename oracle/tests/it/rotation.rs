@@ -39,9 +39,12 @@ fn ask(net: &Net, o: &Oracle, key: &SigningKey, t: u64, j: u32, now: u64) -> Ear
             .unwrap();
         let status = asked.try_status(&id, t, k, now).unwrap();
         if let TryStatus::Passed(sealed) = &status {
-            o.record_remote(std::slice::from_ref(sealed))
-                .unwrap()
-                .unwrap();
+            o.record_remote(
+                std::slice::from_ref(sealed),
+                crate::support::at_once(std::slice::from_ref(sealed)),
+            )
+            .unwrap()
+            .unwrap();
         }
         out.insert(k, status);
     }
@@ -169,6 +172,7 @@ fn answer_for_own_sybil(
             issued_at,
             deadline: issued_at + config.deadline_ms,
             prompt_digest: Digest(generated.prompt.digest()),
+            witness: None,
         };
         batch.push(Acceptance {
             version: VERSION,
@@ -197,13 +201,20 @@ fn a_member_answering_for_its_own_sybil_passes_one_try_when_tries_rotate() {
         let id = testing::identity_id(&sybil);
         if !rotate {
             // One issuer per window: all three are genuine and the sybil is active.
-            assert_eq!(honest.record_remote(&sealed).unwrap(), Ok(3));
+            assert_eq!(
+                honest
+                    .record_remote(&sealed, crate::support::at_once(&sealed))
+                    .unwrap(),
+                Ok(3)
+            );
             assert_eq!(honest.active_set(0).unwrap(), vec![(id, Class::Agent)]);
             continue;
         }
         // Rotating: the batch is refused, and the cheat's seal on a try it may not issue is
         // kept as evidence naming it.
-        let refused = honest.record_remote(&sealed).unwrap();
+        let refused = honest
+            .record_remote(&sealed, crate::support::at_once(&sealed))
+            .unwrap();
         assert!(
             matches!(refused, Err(Reason::NotAssignedIssuer { .. })),
             "{refused:?}"
@@ -212,7 +223,12 @@ fn a_member_answering_for_its_own_sybil_passes_one_try_when_tries_rotate() {
         assert_eq!(evidence.len(), 1);
         assert_eq!(evidence[0].accused(), cheat.node_id());
         // Its own try alone is genuine, and not enough.
-        assert_eq!(honest.record_remote(&sealed[..1]).unwrap(), Ok(1));
+        assert_eq!(
+            honest
+                .record_remote(&sealed[..1], crate::support::at_once(&sealed[..1]))
+                .unwrap(),
+            Ok(1)
+        );
         assert!(honest.active_set(0).unwrap().is_empty());
     }
 }

@@ -145,3 +145,13 @@ pub fn reference(o: &Oracle, node_key: &SigningKey, issued: &IssuedChallenge) ->
         .reference_answer(&generated.key)
         .unwrap()
 }
+
+/// When gossip delivers `batch` to another member: at once, just after its last acceptance.
+pub fn at_once(batch: &[hco_oracle::SealedAcceptance]) -> hco_oracle::Timestamp {
+    batch
+        .iter()
+        .map(|s| s.acceptance.accepted_at)
+        .max()
+        .unwrap_or(0)
+        + 1
+}

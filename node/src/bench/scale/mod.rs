@@ -184,7 +184,7 @@ pub fn measure(args: &ScaleArgs) -> anyhow::Result<Report> {
         Ledger::open(&b_dir, params.digest())?,
     )?;
     build::copy_registry(issuer.ledger(), member.ledger(), t)?;
-    let reconciled = phases::reconcile(&issuer, &member, t)?;
+    let reconciled = phases::reconcile(&issuer, &member, t, close)?;
     let (mirror, _) = hco_oracle::WindowSummary::of(t, member.active_set(t)?, params.digest());
     let reconciled_root_matches = mirror.root == certified.certificate.summary.root;
     drop(member);

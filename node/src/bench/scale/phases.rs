@@ -152,9 +152,9 @@ pub struct Reconciled {
 /// Reconciles window `t` from `from` into `to` with the ledger-side work of the node's
 /// reconciliation (`service::sync`): `to` lists the keys it holds, pages through `from`'s keys
 /// ([`MAX_KEYS`] a page), fetches the missing acceptances from `from`'s ledger ([`MAX_FETCH`]
-/// a request) and records each fetched batch with [`Oracle::record_remote`]. The libp2p
+/// a request) and records each fetched batch at `now` with [`Oracle::record_remote`]. The libp2p
 /// request-response hop in between is left out; the replies' encoded size is counted.
-pub fn reconcile(from: &Oracle, to: &Oracle, t: u64) -> anyhow::Result<Reconciled> {
+pub fn reconcile(from: &Oracle, to: &Oracle, t: u64, now: Timestamp) -> anyhow::Result<Reconciled> {
     let start = Instant::now();
     let ours: HashSet<(IdentityId, u32)> = to.ledger().accepted_keys(t)?.into_iter().collect();
     let (mut recorded, mut key_bytes, mut acceptance_bytes) = (0, 0u64, 0u64);
@@ -184,7 +184,7 @@ pub fn reconcile(from: &Oracle, to: &Oracle, t: u64) -> anyhow::Result<Reconcile
                 anyhow::bail!("an acceptances reply changed kind")
             };
             recorded += to
-                .record_remote(&batch)?
+                .record_remote(&batch, now)?
                 .map_err(|r| anyhow::anyhow!("reconciled acceptances refused: {r}"))?;
         }
         match last {

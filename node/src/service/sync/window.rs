@@ -88,8 +88,8 @@ async fn fetch_chunk(
         return None;
     };
     let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
-        let oracle = node.oracle.clone();
-        tokio::task::spawn_blocking(move || oracle.record_remote_each(&batch))
+        let (oracle, now) = (node.oracle.clone(), node.now());
+        tokio::task::spawn_blocking(move || oracle.record_remote_each(&batch, now))
     };
     let mut result = record(batch.clone()).await;
     // Acceptances of identities whose registration missed this node (a cut link): copy the

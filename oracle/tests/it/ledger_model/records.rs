@@ -78,6 +78,7 @@ pub fn acceptance(t: u64, who: u8, j: u32) -> Acceptance {
         issued_at: 1,
         deadline: 2,
         prompt_digest: Digest::ZERO,
+        witness: None,
     };
     let signed = SignedChallenge {
         challenge,

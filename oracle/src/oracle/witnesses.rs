@@ -1,0 +1,187 @@
+//! The slot witnesses this member holds and the rules touch prompts follow with them (see
+//! [`crate::witness`]): which witness an issued prompt carries, what a receiver checks of it,
+//! and how late a prompt acceptance may reach this member.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Mutex;
+
+use crate::ledger::LedgerError;
+use crate::witness::{GOSSIP_ALLOWANCE_MS, SlotWitness};
+use crate::{Challenge, IdentityId, NodeId, Reason, SlotMode, Timestamp};
+
+use super::{Oracle, Outcome};
+
+/// Witnesses by window, then member; only the latest windows are kept.
+#[derive(Debug, Default)]
+pub(super) struct Held(Mutex<BTreeMap<u64, BTreeMap<NodeId, SlotWitness>>>);
+
+/// Windows of witnesses kept: the current one and the one before (whose prompts may still be
+/// re-fetched while it is in grace).
+const KEEP_WINDOWS: u64 = 2;
+
+impl Held {
+    /// Holds `w`; whether it was new.
+    fn insert(&self, w: SlotWitness) -> Result<bool, LedgerError> {
+        let mut held = self.0.lock().map_err(|_| LedgerError::Poisoned)?;
+        let fresh = held.entry(w.t).or_default().insert(w.node, w).is_none();
+        while held.len() as u64 > KEEP_WINDOWS {
+            held.pop_first();
+        }
+        Ok(fresh)
+    }
+
+    /// The first witness of window `t` in `order` that is held.
+    fn first_of(&self, t: u64, order: &[NodeId]) -> Result<Option<SlotWitness>, LedgerError> {
+        let held = self.0.lock().map_err(|_| LedgerError::Poisoned)?;
+        let Some(window) = held.get(&t) else {
+            return Ok(None);
+        };
+        Ok(order.iter().find_map(|n| window.get(n).copied()))
+    }
+}
+
+impl Oracle {
+    /// Whether challenges of `family` carry a slot witness: touch prompts of a `global` slot.
+    pub fn needs_witness(&self, family: &str) -> bool {
+        self.params.slot_mode == SlotMode::Global && self.params.is_prompt(family, &self.registry)
+    }
+
+    /// The global slot of window `t` (the same for every identity).
+    fn global_slot(&self, t: u64) -> Result<Range<Timestamp>, LedgerError> {
+        self.slot(t, &IdentityId([0; 32]))
+    }
+
+    /// This member's witness of the current window's slot, once the slot has opened by this
+    /// node's clock and until the window ends; the node gossips it then (again and again, for
+    /// members that start late). `None` in other slot modes, before the slot and after.
+    pub fn witness_due(&self, now: Timestamp) -> Result<Option<SlotWitness>, LedgerError> {
+        if self.params.slot_mode != SlotMode::Global {
+            return Ok(None);
+        }
+        let Ok(t) = self.params.window_at(now) else {
+            return Ok(None);
+        };
+        if now < self.global_slot(t)?.start {
+            return Ok(None);
+        }
+        let own = SlotWitness::new(&self.key, t);
+        self.witnesses.insert(own)?;
+        Ok(Some(own))
+    }
+
+    /// Records another member's witness (gossip): a committee member's, signed, of a window
+    /// within the clock skew of `now`, and not from before its slot could have opened (an
+    /// honest member publishes at the opening, by a clock at most the skew ahead of this one).
+    /// Returns whether it was new.
+    pub fn record_witness(&self, w: &SlotWitness, now: Timestamp) -> Outcome<bool> {
+        if self.params.slot_mode != SlotMode::Global {
+            return Ok(Err(Reason::BadWitness(
+                "this network's slots are not global".into(),
+            )));
+        }
+        if !self.params.committee.contains(&w.node) {
+            return Ok(Err(Reason::NotInCommittee(w.node)));
+        }
+        if let Err(reason) = w.check_signature() {
+            return Ok(Err(reason));
+        }
+        let skew = self.params.max_clock_skew_ms;
+        let earliest = self.params.window_at(now.saturating_sub(skew)).unwrap_or(0);
+        let latest = self.params.window_at(now.saturating_add(skew));
+        if latest.is_err() || w.t < earliest.saturating_sub(1) || w.t > latest.unwrap_or(0) {
+            return Ok(Err(Reason::WrongWindow {
+                t: w.t,
+                current: self.params.window_at(now).unwrap_or(0),
+            }));
+        }
+        if now.saturating_add(skew) < self.global_slot(w.t)?.start {
+            return Ok(Err(Reason::BadWitness(format!(
+                "published at {now}, before window {}'s slot opened",
+                w.t
+            ))));
+        }
+        Ok(Ok(self.witnesses.insert(*w)?))
+    }
+
+    /// The witness a touch prompt of window `t` carries: the only member's own in a committee
+    /// of one, else the first other member's held here, in committee order.
+    pub(super) fn pick_witness(&self, t: u64) -> Outcome<SlotWitness> {
+        let others: Vec<NodeId> = if self.params.committee.len() <= 1 {
+            vec![self.node]
+        } else {
+            let mine = self.params.committee.iter().position(|n| *n == self.node);
+            // Starting after this member, so the committee's prompts spread over witnesses.
+            let start = mine.map_or(0, |i| i + 1);
+            let n = self.params.committee.len();
+            (0..n)
+                .map(|k| self.params.committee[(start + k) % n])
+                .filter(|m| *m != self.node)
+                .collect()
+        };
+        if others == [self.node] {
+            let own = SlotWitness::new(&self.key, t);
+            self.witnesses.insert(own)?;
+            return Ok(Ok(own));
+        }
+        Ok(self
+            .witnesses
+            .first_of(t, &others)?
+            .ok_or(Reason::NoSlotWitness))
+    }
+
+    /// Checks a challenge's witness: present exactly when its family needs one; of the
+    /// challenge's window; a committee member's other than the issuer (the issuer's own in a
+    /// committee of one); signed by it.
+    pub(super) fn check_witness(&self, c: &Challenge) -> Result<(), Reason> {
+        match (&c.witness, self.needs_witness(&c.family)) {
+            (None, false) => Ok(()),
+            (Some(_), false) => Err(Reason::BadWitness(format!(
+                "a `{}` challenge carries none here",
+                c.family
+            ))),
+            (None, true) => Err(Reason::BadWitness("a touch prompt needs one".into())),
+            (Some(w), true) => {
+                if w.t != c.t {
+                    return Err(Reason::BadWitness(format!(
+                        "of window {}, not the challenge's {}",
+                        w.t, c.t
+                    )));
+                }
+                if !self.params.committee.contains(&w.node) {
+                    return Err(Reason::BadWitness("not a committee member's".into()));
+                }
+                if w.node == c.issuer && self.params.committee.len() > 1 {
+                    return Err(Reason::BadWitness(
+                        "the issuer's own: it must be another member's".into(),
+                    ));
+                }
+                w.check_signature()
+            }
+        }
+    }
+
+    /// A prompt acceptance that reached this member at `now`: refused when later than its
+    /// slot's end plus the family's deadline, the clock skew and [`GOSSIP_ALLOWANCE_MS`].
+    pub(super) fn check_arrival(
+        &self,
+        c: &Challenge,
+        slot: &Range<Timestamp>,
+        now: Timestamp,
+    ) -> Result<(), Reason> {
+        if !self.needs_witness(&c.family) {
+            return Ok(());
+        }
+        let deadline_ms = self.params.family(&c.family).map_or(0, |f| f.deadline_ms);
+        let latest = slot
+            .end
+            .saturating_add(deadline_ms)
+            .saturating_add(self.params.max_clock_skew_ms)
+            .saturating_add(GOSSIP_ALLOWANCE_MS);
+        if now > latest {
+            Err(Reason::LateAcceptance { at: now, latest })
+        } else {
+            Ok(())
+        }
+    }
+}
