@@ -63,7 +63,9 @@ fn verify_membership_accepts_a_real_proof_and_refuses_tampering() {
     let summaries: Vec<_> = oracles
         .iter()
         .map(|o| {
-            o.record_remote(std::slice::from_ref(&sealed))
+            // Gossip brings it at once.
+            let arrived = sealed.acceptance.accepted_at + 1;
+            o.record_remote(std::slice::from_ref(&sealed), arrived)
                 .unwrap()
                 .unwrap();
             o.summarize(0, closed).unwrap().unwrap()

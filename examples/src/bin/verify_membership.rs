@@ -5,15 +5,17 @@
 //! ```
 //!
 //! `params.json` is what `GET /v1/params` returns (fetch it once and pin it: it names the
-//! committee keys and the quorum); `proof.json` is what `GET /v1/windows/{t}/proofs/{id}` returns.
+//! committee keys, the quorum and the parameters' digest); `proof.json` is what
+//! `GET /v1/windows/{t}/proofs/{id}` returns. It links `hco-verify` alone (no_std, 29 crates),
+//! as a chain runtime or a contract would.
 //! The certified leaf commits to the class the identity was active as: a DAO gating people
 //! passes `--class human` ([`was_active_human`]), so an agent-class identity never counts.
 //! Prints one JSON line and exits 0 when the identity is proven active (as that class), 1
 //! otherwise.
 
 use anyhow::{Context, bail};
-use hco_oracle::{
-    CertError, Class, IdentityId, LightVerifier, MembershipProof, NetworkParams, WindowCertificate,
+use hco_verify::{
+    CertError, Class, Digest, IdentityId, LightVerifier, MembershipProof, NodeId, WindowCertificate,
 };
 use serde_json::{Value, json};
 
@@ -45,17 +47,22 @@ fn was_active_human(
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let params: NetworkParams =
-        serde_json::from_value(read(&arg(&args, "--params")?)?["params"].clone())
-            .context("--params must be the body of GET /v1/params")?;
+    let pinned = read(&arg(&args, "--params")?)?;
+    let committee: Vec<NodeId> = serde_json::from_value(pinned["params"]["committee"].clone())
+        .context("--params must be the body of GET /v1/params (params.committee)")?;
+    let quorum = pinned["params"]["quorum"]
+        .as_u64()
+        .and_then(|q| u32::try_from(q).ok())
+        .context("--params must carry params.quorum")?;
+    let digest: Digest = serde_json::from_value(pinned["digest"].clone())
+        .context("--params must carry the parameters' digest")?;
     let proof = read(&arg(&args, "--proof")?)?;
     let certificate: WindowCertificate = serde_json::from_value(proof["certificate"].clone())?;
     let membership: MembershipProof = serde_json::from_value(proof["proof"].clone())?;
     let id: IdentityId = arg(&args, "--id")?.parse().map_err(anyhow::Error::msg)?;
 
     // The whole check: committee signatures on the window summary, then the Merkle path.
-    let verifier =
-        LightVerifier::new(params.committee.clone(), params.quorum)?.with_params(params.digest());
+    let verifier = LightVerifier::new(committee, quorum)?.with_params(digest);
     let class: Option<Class> = match arg(&args, "--class") {
         Ok(c) => Some(c.parse().map_err(anyhow::Error::msg)?),
         Err(_) => None,
