@@ -20,7 +20,14 @@ export type VerifyErrorCode =
   | 'wrong_window'
   | 'not_active'
   | 'malformed'
-  | 'fetch_failed';
+  | 'fetch_failed'
+  | 'malformed_account'
+  | 'unsupported_namespace'
+  | 'bad_checksum'
+  | 'bad_identity_signature'
+  | 'bad_account_signature'
+  | 'wrong_network'
+  | 'link_not_in_window';
 
 export const CODES: readonly VerifyErrorCode[];
 export const CLASSES: readonly IdentityClass[];
@@ -40,6 +47,8 @@ export interface WindowSummary {
   t: number;
   root: string;
   count: number;
+  /** Merkle root of the window's account links. */
+  links_root: string;
   params: string;
 }
 
@@ -86,7 +95,55 @@ export interface CheckedSummary {
   t: number;
   root: string;
   count: number;
+  links_root: string;
   params: string;
+}
+
+/** An account link statement as JSON. */
+export interface AccountLink {
+  /** The network's parameter digest. */
+  network: string;
+  identity: string;
+  /** A CAIP-10 account id (`eip155:<chain id>:0x…`). */
+  account: string;
+  from_window: number;
+}
+
+/** A link signed by the identity (ed25519) and the account (EIP-191 personal_sign). */
+export interface SignedLink {
+  link: AccountLink;
+  /** ed25519, 64 bytes hex. */
+  identity_sig: Bytes;
+  /** r ‖ s ‖ v, 65 bytes hex (a `0x` prefix is accepted). */
+  account_sig: Bytes;
+}
+
+/** A signed link that verified, canonical. */
+export interface VerifiedLink {
+  network: string;
+  identity: string;
+  account: string;
+  from_window: number;
+  /** The text both keys signed. */
+  text: string;
+}
+
+/** A proof that an account is linked to an identity in a certified window. */
+export interface LinkProof {
+  account: string;
+  identity: string;
+  path: MerkleProof;
+}
+
+/** A parsed CAIP-10 account id. */
+export interface ParsedAccount {
+  /** `eip155:<chain id>:0x<40 lower-case hex>`. */
+  canonical: string;
+  /** The CAIP-2 chain id, `eip155:<chain id>`. */
+  chainId: string;
+  namespace: string;
+  /** `0x` and 40 lower-case hex digits. */
+  address: string;
 }
 
 /** A proof that verified. */
@@ -124,6 +181,19 @@ export class LightVerifier {
     proof: MembershipProof,
     options?: WindowOption,
   ): void;
+  /** Checks that `account` belonged to `id` in the certificate's window and that `id` was
+   * active as `cls`; returns the canonical account. Throws `malformed_account`,
+   * `unsupported_namespace`, `bad_checksum`, the certificate's codes, `link_not_in_window`,
+   * `count_mismatch`, `not_included`, `wrong_class`. */
+  verifyLinked(
+    certificate: WindowCertificate,
+    account: string,
+    id: Bytes,
+    linkProof: LinkProof,
+    membershipProof: MembershipProof,
+    cls: IdentityClass,
+    options?: WindowOption,
+  ): string;
   verifyProofResponse(
     body: ProofResponse,
     id: Bytes,
@@ -177,3 +247,20 @@ export function memberLeaf(id: Bytes, cls: IdentityClass): Uint8Array;
 export function verifyPath(path: MerkleProof, root: Bytes, leaf: Bytes): boolean;
 /** Lower-case hex. */
 export function toHex(bytes: Uint8Array): string;
+
+/** Checks both signatures of a signed link (and its network, when given): throws
+ * `malformed_account`, `unsupported_namespace`, `bad_checksum`, `wrong_network`,
+ * `bad_identity_signature`, `bad_account_signature`. */
+export function verifyLink(signedLink: SignedLink, options?: { network?: Bytes | null }): VerifiedLink;
+/** Parses a CAIP-10 account id (eip155 only). */
+export function parseAccount(account: string): ParsedAccount;
+/** The five-line text an account link's keys sign. */
+export function linkText(link: AccountLink): string;
+/** The Merkle leaf `BLAKE3(0x00 ‖ "hco link leaf v1" ‖ 0x00 ‖ account ‖ 0x00 ‖ identity)`. */
+export function linkLeaf(account: string, identity: Bytes): Uint8Array;
+/** keccak256("\x19Ethereum Signed Message:\n" ‖ length ‖ message). */
+export function personalMessageHash(message: string | Uint8Array): Uint8Array;
+/** The 20-byte address that made a personal_sign signature, or null. */
+export function recoverPersonalSign(message: string | Uint8Array, signature: Bytes): Uint8Array | null;
+/** The EIP-55 checksummed `0x…` spelling of an address. */
+export function checksumAddress(address: Bytes): string;

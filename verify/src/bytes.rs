@@ -57,6 +57,10 @@ fn decode_hex(hex: &[u8], out: &mut [u8]) -> Option<()> {
 
 macro_rules! fixed_bytes {
     ($(#[$doc:meta])* $name:ident, $len:expr) => {
+        fixed_bytes!($(#[$doc])* $name, $len, "");
+    };
+    // `$prefix`: a prefix parsing accepts and drops (`0x` for the EVM's signatures).
+    ($(#[$doc:meta])* $name:ident, $len:expr, $prefix:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub [u8; $len]);
@@ -99,7 +103,9 @@ macro_rules! fixed_bytes {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 let mut out = [0u8; $len];
-                decode_hex(s.trim().as_bytes(), &mut out).ok_or_else(|| {
+                let s = s.trim();
+                let s = s.strip_prefix($prefix).unwrap_or(s);
+                decode_hex(s.as_bytes(), &mut out).ok_or_else(|| {
                     format!("expected {} hex characters for {}", 2 * $len, stringify!($name))
                 })?;
                 Ok(Self(out))
@@ -169,6 +175,12 @@ fixed_bytes!(
     Sig, 64
 );
 
+fixed_bytes!(
+    /// An EVM account's signature, as `personal_sign` returns it: `r ‖ s ‖ v` (65 bytes; `v` 27
+    /// or 28, or 0 or 1). Lower-case hex in JSON; parsing also takes the wallets' `0x` prefix.
+    AccountSig, 65, "0x"
+);
+
 impl Digest {
     /// The all-zero digest, used where no earlier root exists.
     pub const ZERO: Digest = Digest([0; 32]);
@@ -223,5 +235,30 @@ mod tests {
         assert!(good[..62].parse::<IdentityId>().is_err());
         assert!(format!("{good}00").parse::<IdentityId>().is_err());
         assert!("".parse::<IdentityId>().is_err());
+    }
+
+    #[test]
+    fn account_signatures_take_the_wallets_0x_prefix_and_other_types_do_not() {
+        let hex = "ab".repeat(65);
+        let sig: AccountSig = hex.parse().unwrap();
+        assert_eq!(format!("0x{hex}").parse::<AccountSig>().unwrap(), sig);
+        assert_eq!(
+            format!(" 0x{} ", hex.to_uppercase())
+                .parse::<AccountSig>()
+                .unwrap(),
+            sig
+        );
+        assert_eq!(sig.to_string(), hex);
+        assert!(format!("0x0x{hex}").parse::<AccountSig>().is_err());
+        assert!(
+            format!("0x{}", "ab".repeat(32))
+                .parse::<IdentityId>()
+                .is_err()
+        );
+        #[cfg(feature = "serde")]
+        assert_eq!(
+            serde_json::from_str::<AccountSig>(&format!("\"0x{hex}\"")).unwrap(),
+            sig
+        );
     }
 }

@@ -4,12 +4,14 @@
 //! Merkle root over the sorted `(identity, class)` leaves, so a consumer learns from a proof not
 //! only that an identity was active but whether it was active as a person or as an agent.
 //! Summaries from a quorum on the same root form a [`WindowCertificate`]; an identity proves it
-//! was active with a [`MembershipProof`].
+//! was active with a [`MembershipProof`]. The summary also commits to the window's account links
+//! ([`WindowSummary::links_root`], see [`crate::link`]).
 
 use alloc::vec::Vec;
 
+use crate::link::LinkSet;
 use crate::merkle::{MerkleProof, MerkleTree, leaf_hash};
-use crate::{Class, Digest, IdentityId, NodeId, Sig, VERSION, sign};
+use crate::{AccountId, Class, Digest, IdentityId, NodeId, Sig, VERSION, sign};
 
 /// What a node attests about a closed window.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,37 +25,58 @@ pub struct WindowSummary {
     pub root: Digest,
     /// Number of active identities.
     pub count: u64,
+    /// Merkle root of the window's account links, sorted by canonical account (leaves
+    /// [`link_leaf`](crate::link::link_leaf)); [`merkle::empty_root`](crate::merkle::empty_root)
+    /// when the window has none.
+    pub links_root: Digest,
     /// Digest of the network parameters the window ran under.
     pub params: Digest,
 }
 
 impl WindowSummary {
     /// The summary of an active set of identities with their classes (sorted and deduplicated
-    /// here).
-    pub fn of(t: u64, mut active: Vec<(IdentityId, Class)>, params: Digest) -> (Self, ActiveSet) {
+    /// here), and no account links (`links_root` is the empty set's root).
+    pub fn of(t: u64, active: Vec<(IdentityId, Class)>, params: Digest) -> (Self, ActiveSet) {
+        let (summary, set, _) = Self::with_links(t, active, Vec::new(), params);
+        (summary, set)
+    }
+
+    /// The summary of an active set and of the window's account links: `(account, identity)`
+    /// pairs, one identity per account and one account per identity and chain, made
+    /// deterministic as [`LinkSet::new`] says.
+    pub fn with_links(
+        t: u64,
+        mut active: Vec<(IdentityId, Class)>,
+        links: Vec<(AccountId, IdentityId)>,
+        params: Digest,
+    ) -> (Self, ActiveSet, LinkSet) {
         active.sort_unstable();
         active.dedup_by_key(|(id, _)| *id);
         let set = ActiveSet::new(active);
+        let links = LinkSet::new(links);
         let summary = Self {
             version: VERSION,
             t,
             root: set.root(),
             count: set.ids.len() as u64,
+            links_root: links.root(),
             params,
         };
-        (summary, set)
+        (summary, set, links)
     }
 
-    /// The digest every committee signature covers: domain `hco window summary v1`, parts
-    /// version u8, t u64, root, count u64, params digest (see [`sign::digest`]).
+    /// The digest every committee signature covers: domain `hco window summary v2`, parts
+    /// version u8, t u64, root, count u64, links_root, params digest (see [`sign::digest`]).
+    /// (`v1` signed the same parts without `links_root`.)
     pub fn signing_digest(&self) -> Digest {
         sign::digest(
-            "hco window summary v1",
+            "hco window summary v2",
             &[
                 &[self.version],
                 &self.t.to_be_bytes(),
                 &self.root.0,
                 &self.count.to_be_bytes(),
+                &self.links_root.0,
                 &self.params.0,
             ],
         )
@@ -162,5 +185,30 @@ mod tests {
         let (empty, _) = WindowSummary::of(7, Vec::new(), Digest::ZERO);
         assert_eq!(empty.root, crate::merkle::empty_root());
         assert_ne!(empty.signing_digest(), summary.signing_digest());
+    }
+
+    #[test]
+    fn the_links_root_is_signed_and_of_commits_to_no_links() {
+        let id = |b: u8| IdentityId([b; 32]);
+        let active = vec![(id(1), Class::Human), (id(2), Class::Agent)];
+        let (plain, _) = WindowSummary::of(7, active.clone(), Digest::ZERO);
+        assert_eq!(plain.links_root, crate::merkle::empty_root());
+        let (none, set, links) =
+            WindowSummary::with_links(7, active.clone(), Vec::new(), Digest::ZERO);
+        assert_eq!(none, plain);
+        assert!(links.is_empty());
+        assert_eq!(set.ids(), &[id(1), id(2)]);
+        let account =
+            AccountId::parse("eip155:1:0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266").unwrap();
+        let (linked, _, links) =
+            WindowSummary::with_links(7, active, vec![(account.clone(), id(1))], Digest::ZERO);
+        assert_eq!(linked.links_root, links.root());
+        assert_eq!((linked.root, linked.count), (plain.root, plain.count));
+        assert_ne!(linked.signing_digest(), plain.signing_digest());
+        assert!(links.proof(&account).unwrap().verify(&linked.links_root));
+        // Every part is in the signed bytes.
+        let mut changed = linked.clone();
+        changed.links_root.0[0] ^= 1;
+        assert_ne!(changed.signing_digest(), linked.signing_digest());
     }
 }

@@ -1,12 +1,16 @@
 //! The light verifier: checks a window certificate against the committee's keys and an
 //! identity's membership proof. No ledger, no network, no clock, no allocator beyond `alloc`:
-//! this is what a chain's runtime, a contract or a DAO voting tool embeds.
+//! this is what a chain's runtime, a contract or a DAO voting tool embeds. It also checks that
+//! an external account was linked to an identity active in a window
+//! ([`LightVerifier::verify_linked`]).
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::account::{AccountError, AccountId};
 use crate::certificate::{MembershipProof, WindowCertificate, member_leaf};
+use crate::link::LinkProof;
 use crate::{Class, Digest, IdentityId, NodeId, sign};
 
 /// Why a certificate or proof does not verify. Codes are stable.
@@ -54,6 +58,18 @@ pub enum CertError {
         /// Certified count.
         certified: u64,
     },
+    /// The account id asked about is refused: its code is the [`AccountError`]'s
+    /// (`malformed_account`, `unsupported_namespace`, `bad_checksum`).
+    Account(AccountError),
+    /// The link proof does not place `(account, identity)` under the certificate's
+    /// `links_root`: another account's or identity's proof, another window's, or a tampered
+    /// one.
+    LinkNotInWindow {
+        /// The account (canonical).
+        account: AccountId,
+        /// The identity asked about.
+        id: IdentityId,
+    },
 }
 
 impl CertError {
@@ -69,6 +85,8 @@ impl CertError {
             CertError::CountMismatch { .. } => "count_mismatch",
             CertError::WrongClass { .. } => "wrong_class",
             CertError::BadQuorum { .. } => "bad_quorum",
+            CertError::Account(e) => e.code(),
+            CertError::LinkNotInWindow { .. } => "link_not_in_window",
         }
     }
 }
@@ -100,6 +118,11 @@ impl fmt::Display for CertError {
             CertError::CountMismatch { proof, certified } => write!(
                 f,
                 "the proof is for a set of {proof} identities, the certificate has {certified}"
+            ),
+            CertError::Account(e) => write!(f, "the account: {e}"),
+            CertError::LinkNotInWindow { account, id } => write!(
+                f,
+                "the link proof does not show {account} linked to {id} in the certified window"
             ),
         }
     }
@@ -183,6 +206,15 @@ impl LightVerifier {
         proof: &MembershipProof,
     ) -> Result<Class, CertError> {
         self.verify_certificate(cert)?;
+        Self::included(cert, id, proof)
+    }
+
+    /// The membership checks after the certificate's: the tree size, the path to the root.
+    fn included(
+        cert: &WindowCertificate,
+        id: &IdentityId,
+        proof: &MembershipProof,
+    ) -> Result<Class, CertError> {
         if proof.path.leaf_count != cert.summary.count {
             return Err(CertError::CountMismatch {
                 proof: proof.path.leaf_count,
@@ -207,15 +239,45 @@ impl LightVerifier {
         proof: &MembershipProof,
     ) -> Result<(), CertError> {
         let certified = self.verify_membership(cert, id, proof)?;
-        if certified == class {
+        Self::of_class(id, certified, class)
+    }
+
+    fn of_class(id: &IdentityId, certified: Class, expected: Class) -> Result<(), CertError> {
+        if certified == expected {
             Ok(())
         } else {
             Err(CertError::WrongClass {
                 id: *id,
                 certified,
-                expected: class,
+                expected,
             })
         }
+    }
+
+    /// Checks that `account` (a CAIP-10 id, any valid spelling) belonged to `id` in the
+    /// certificate's window and that `id` was active in it *as* `class`: what a DAO counting
+    /// voters by wallet asks. In order: the account parses (`malformed_account`,
+    /// `unsupported_namespace`, `bad_checksum`), the certificate verifies (its codes), `link`
+    /// places `(account, id)` under the certified `links_root` (`link_not_in_window`), and
+    /// `membership` places `id` under `root` (`count_mismatch`, `not_included`) as `class`
+    /// (`wrong_class`).
+    pub fn verify_linked(
+        &self,
+        cert: &WindowCertificate,
+        account: &str,
+        id: &IdentityId,
+        link: &LinkProof,
+        membership: &MembershipProof,
+        class: Class,
+    ) -> Result<(), CertError> {
+        let account = AccountId::parse(account).map_err(CertError::Account)?;
+        self.verify_certificate(cert)?;
+        if link.account != account || link.identity != *id || !link.verify(&cert.summary.links_root)
+        {
+            return Err(CertError::LinkNotInWindow { account, id: *id });
+        }
+        let certified = Self::included(cert, id, membership)?;
+        Self::of_class(id, certified, class)
     }
 }
 
@@ -323,6 +385,159 @@ mod tests {
         assert_eq!(
             verifier.verify_member_of_class(&good, &agent, Class::Agent, &other),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_linked_account_verifies_and_every_refusal_has_its_code() {
+        let keys = keys(4);
+        let committee: Vec<NodeId> = keys.iter().map(node).collect();
+        let verifier = LightVerifier::new(committee, 3).unwrap();
+        let (person, agent, idle) = (
+            IdentityId([7; 32]),
+            IdentityId([8; 32]),
+            IdentityId([9; 32]),
+        );
+        let active = vec![(person, Class::Human), (agent, Class::Agent)];
+        let wallet = "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+        let account = |s: &str| AccountId::parse(s).unwrap();
+        let bot = "eip155:1:0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+        let lazy = "eip155:1:0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+        let links = vec![
+            (account(wallet), person),
+            (account(bot), agent),
+            (account(lazy), idle),
+        ];
+        let (summary, set, linked) =
+            WindowSummary::with_links(9, active.clone(), links, Digest([5; 32]));
+        let cert = certificate(&keys[..3], &summary);
+        let member = |id: &IdentityId| set.proof(id).unwrap();
+        let link = |a: &str| linked.proof(&account(a)).unwrap();
+        let check = |a: &str, id: &IdentityId, l: &LinkProof, m: &MembershipProof, c: Class| {
+            verifier
+                .verify_linked(&cert, a, id, l, m, c)
+                .map_err(|e| e.code())
+        };
+        assert_eq!(
+            check(
+                wallet,
+                &person,
+                &link(wallet),
+                &member(&person),
+                Class::Human
+            ),
+            Ok(())
+        );
+        // Any spelling of the account: lower case is canonical.
+        let lower = wallet.to_lowercase();
+        assert_eq!(
+            check(
+                &lower,
+                &person,
+                &link(wallet),
+                &member(&person),
+                Class::Human
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(bot, &agent, &link(bot), &member(&agent), Class::Agent),
+            Ok(())
+        );
+        // The agent's wallet asked about as a person's.
+        assert_eq!(
+            check(bot, &agent, &link(bot), &member(&agent), Class::Human),
+            Err("wrong_class")
+        );
+        // Linked, but the identity was not active: no membership proof of its own.
+        assert_eq!(
+            check(lazy, &idle, &link(lazy), &member(&person), Class::Human),
+            Err("not_included")
+        );
+        // Another account's link proof, another identity, an account not linked at all.
+        assert_eq!(
+            check(wallet, &person, &link(bot), &member(&person), Class::Human),
+            Err("link_not_in_window")
+        );
+        assert_eq!(
+            check(bot, &person, &link(bot), &member(&person), Class::Human),
+            Err("link_not_in_window")
+        );
+        let mut forged = link(bot);
+        forged.identity = person;
+        assert_eq!(
+            check(bot, &person, &forged, &member(&person), Class::Human),
+            Err("link_not_in_window")
+        );
+        let mut flipped = link(wallet);
+        flipped.path.siblings[0].0[0] ^= 1;
+        assert_eq!(
+            check(wallet, &person, &flipped, &member(&person), Class::Human),
+            Err("link_not_in_window")
+        );
+        // A proof of window 9 against window 10's certificate, whose links differ.
+        let (next, set10, _) =
+            WindowSummary::with_links(10, active, vec![(account(bot), agent)], Digest([5; 32]));
+        let cert10 = certificate(&keys[..3], &next);
+        let member10 = set10.proof(&person).unwrap();
+        assert_eq!(
+            verifier
+                .verify_linked(
+                    &cert10,
+                    wallet,
+                    &person,
+                    &link(wallet),
+                    &member10,
+                    Class::Human
+                )
+                .unwrap_err()
+                .code(),
+            "link_not_in_window"
+        );
+        // The account refused before anything else.
+        let bad_checksum = "eip155:1:0xf39fd6e51aad88F6F4ce6aB8827279cffFb92266";
+        let other_namespace = "cosmos:cosmoshub-4:cosmos1t2uflqwqe0fsj0shcfkrvpukewcw40yjj6hdc0";
+        for (a, code) in [
+            (bad_checksum, "bad_checksum"),
+            (other_namespace, "unsupported_namespace"),
+            ("eip155:1:0x12", "malformed_account"),
+        ] {
+            assert_eq!(
+                check(a, &person, &link(wallet), &member(&person), Class::Human),
+                Err(code)
+            );
+        }
+        // A certificate that does not verify is refused as such.
+        let below = certificate(&keys[..2], &summary);
+        assert_eq!(
+            verifier
+                .verify_linked(
+                    &below,
+                    wallet,
+                    &person,
+                    &link(wallet),
+                    &member(&person),
+                    Class::Human
+                )
+                .unwrap_err()
+                .code(),
+            "below_quorum"
+        );
+        let mut tampered = cert.clone();
+        tampered.summary.links_root = Digest([1; 32]);
+        assert_eq!(
+            verifier
+                .verify_linked(
+                    &tampered,
+                    wallet,
+                    &person,
+                    &link(wallet),
+                    &member(&person),
+                    Class::Human
+                )
+                .unwrap_err()
+                .code(),
+            "bad_signature"
         );
     }
 }

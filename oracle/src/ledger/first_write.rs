@@ -99,6 +99,7 @@ mod tests {
                 t: 5,
                 root: Digest([root; 32]),
                 count: 1,
+                links_root: crate::merkle::empty_root(),
                 params: params.digest(),
             },
             signatures: Vec::new(),

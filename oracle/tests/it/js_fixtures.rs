@@ -3,6 +3,10 @@
 //! JSON shapes, and tampered variants judged by the Rust light verifier. The test fails when
 //! the committed files differ from what the code makes, so the two verifiers cannot drift apart;
 //! `HCO_WRITE_JS_FIXTURES=1 cargo test -p hco-oracle --test it js_fixtures` rewrites them.
+//! `links.json` holds account links: a statement signed by an identity key and, with EIP-191
+//! `personal_sign`, by a fixed secp256k1 test key (k256 here, RFC 6979, so the bytes are
+//! stable), certificates committing to links, and tampered variants, each judged by the Rust
+//! code.
 
 use std::path::PathBuf;
 
@@ -71,12 +75,13 @@ fn window(t: u64, active: Vec<(IdentityId, Class)>, signers: &[u64]) -> Window {
 
 fn summary_digest(s: &WindowSummary) -> Digest {
     sign::digest(
-        "hco window summary v1",
+        "hco window summary v2",
         &[
             &[s.version],
             &s.t.to_be_bytes(),
             &s.root.0,
             &s.count.to_be_bytes(),
+            &s.links_root.0,
             &s.params.0,
         ],
     )
@@ -499,6 +504,7 @@ fn js_fixtures_are_what_the_rust_code_makes() {
     let files = [
         ("certificates.json", certificates),
         ("cases.json", cases(&windows)),
+        ("links.json", links::fixture()),
     ];
     let write = std::env::var_os("HCO_WRITE_JS_FIXTURES").is_some();
     let dir = fixtures_dir();
@@ -516,6 +522,460 @@ fn js_fixtures_are_what_the_rust_code_makes() {
             "js/test/fixtures/{name} differs from what the Rust code makes: rewrite it with \
              HCO_WRITE_JS_FIXTURES=1 cargo test -p hco-oracle --test it js_fixtures, and check \
              that the JavaScript verifier still agrees (npm test in js/)"
+        );
+    }
+}
+
+/// The account-link fixtures (`links.json`).
+mod links {
+    use hco_oracle::{Class, IdentityId, LightVerifier, WindowCertificate, testing};
+    use hco_verify::account::{address_of, checksummed, personal_message_hash};
+    use hco_verify::{
+        AccountId, AccountLink, AccountSig, LinkError, LinkProof, LinkSet, MembershipProof,
+        SignedLink, WindowSummary, link_leaf,
+    };
+    use k256::ecdsa::SigningKey as EvmKey;
+    use serde_json::{Value, json};
+
+    use super::{QUORUM, committee, params_digest, summary_digest};
+    use hco_oracle::SignedSummary;
+    use hco_oracle::certificate::assemble;
+
+    /// Published test keys (Hardhat/Anvil default accounts #0 and #1), never real ones.
+    const EVM_KEYS: [&str; 2] = [
+        "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    ];
+
+    fn evm_key(n: usize) -> EvmKey {
+        EvmKey::from_slice(&hex::decode(EVM_KEYS[n]).expect("hex")).expect("a key")
+    }
+
+    fn account(n: usize, chain: u64) -> String {
+        let address = checksummed(&address_of(evm_key(n).verifying_key()));
+        format!("eip155:{chain}:{address}")
+    }
+
+    /// `personal_sign`: r ‖ s ‖ v with v 27/28.
+    fn personal_sign(key: &EvmKey, text: &str) -> AccountSig {
+        let (sig, recovery) = key.sign_prehash_recoverable(&personal_message_hash(text.as_bytes()));
+        let mut out = [0u8; 65];
+        out[..64].copy_from_slice(&sig.to_bytes());
+        out[64] = 27 + recovery.to_byte();
+        AccountSig(out)
+    }
+
+    fn person() -> ed25519_dalek::SigningKey {
+        testing::key(101)
+    }
+
+    fn bot() -> ed25519_dalek::SigningKey {
+        testing::key(102)
+    }
+
+    fn signed(identity: &ed25519_dalek::SigningKey, evm: &EvmKey, account: &str) -> SignedLink {
+        let link = AccountLink::new(params_digest(), testing::identity_id(identity), account, 11)
+            .expect("a valid account");
+        SignedLink {
+            identity_sig: link.sign_identity(identity),
+            account_sig: personal_sign(evm, &link.text()),
+            link,
+        }
+    }
+
+    /// How Rust judges a signed link given as JSON: the account first (as deserializing
+    /// does, with its code), then both signatures.
+    fn judge_link(body: &Value) -> Value {
+        let account = body["link"]["account"].as_str().expect("an account");
+        let verdict = AccountId::parse(account)
+            .map_err(LinkError::from)
+            .and_then(|_| {
+                let s: SignedLink = serde_json::from_value(body.clone()).expect("a signed link");
+                s.verify()
+            });
+        match verdict {
+            Ok(()) => json!({ "ok": true }),
+            Err(e) => json!({ "code": e.code() }),
+        }
+    }
+
+    struct Window {
+        certificate: WindowCertificate,
+        members: Vec<(IdentityId, Class, MembershipProof)>,
+        links: LinkSet,
+    }
+
+    fn window(t: u64, links: Vec<(AccountId, IdentityId)>) -> Window {
+        let active = vec![
+            (testing::identity_id(&person()), Class::Human),
+            (testing::identity_id(&bot()), Class::Agent),
+            (testing::identity_id(&testing::key(103)), Class::Human),
+        ];
+        let (summary, set, links) = WindowSummary::with_links(t, active, links, params_digest());
+        let signed: Vec<SignedSummary> = [1, 2, 3]
+            .iter()
+            .map(|n| SignedSummary::new(&testing::key(*n), summary.clone()))
+            .collect();
+        let certificate = assemble(&signed, QUORUM).expect("a quorum signed");
+        let members = set
+            .ids()
+            .iter()
+            .map(|id| {
+                let proof = set.proof(id).expect("a member");
+                (*id, proof.class, proof)
+            })
+            .collect();
+        Window {
+            certificate,
+            members,
+            links,
+        }
+    }
+
+    struct Linked<'a> {
+        certificate: &'a WindowCertificate,
+        account: String,
+        id: IdentityId,
+        link: LinkProof,
+        membership: MembershipProof,
+        class: Class,
+    }
+
+    /// One `verify_linked` as the Rust light verifier judges it.
+    fn judge_linked(name: &str, c: Linked<'_>) -> Value {
+        let verifier = LightVerifier::new(committee(), QUORUM)
+            .expect("a strict majority")
+            .with_params(params_digest());
+        let verdict = verifier.verify_linked(
+            c.certificate,
+            &c.account,
+            &c.id,
+            &c.link,
+            &c.membership,
+            c.class,
+        );
+        json!({
+            "name": name,
+            "certificate": c.certificate,
+            "account": c.account,
+            "identity": c.id,
+            "link_proof": c.link,
+            "membership_proof": c.membership,
+            "class": c.class,
+            "expect": match verdict {
+                Ok(()) => json!({ "ok": true }),
+                Err(e) => json!({ "code": e.code() }),
+            },
+        })
+    }
+
+    pub fn fixture() -> Value {
+        let person_id = testing::identity_id(&person());
+        let bot_id = testing::identity_id(&bot());
+        let idle_id = testing::identity_id(&testing::key(106));
+        let wallet = account(0, 1);
+        let bot_wallet = account(1, 1);
+        let good = signed(&person(), &evm_key(0), &wallet);
+        assert_eq!(good.verify(), Ok(()), "the fixture link verifies in Rust");
+        let good_json = serde_json::to_value(&good).expect("json");
+
+        let edit = |f: &dyn Fn(&mut Value)| {
+            let mut v = good_json.clone();
+            f(&mut v);
+            v
+        };
+        let lower = wallet.to_lowercase();
+        let bad_checksum = {
+            // One checksum letter's case flipped.
+            let at = wallet
+                .rfind(|c: char| c.is_ascii_uppercase())
+                .expect("a capital");
+            let mut s = wallet.clone().into_bytes();
+            s[at] = s[at].to_ascii_lowercase();
+            String::from_utf8(s).expect("ascii")
+        };
+        let other_namespace = "cosmos:cosmoshub-4:cosmos1t2uflqwqe0fsj0shcfkrvpukewcw40yjj6hdc0";
+        // A link for the Hardhat #1 address signed by the #0 key, the identity's part valid.
+        let wrong_account = signed(&person(), &evm_key(0), &bot_wallet);
+        let wrong_account = SignedLink {
+            account_sig: personal_sign(&evm_key(0), &wrong_account.link.text()),
+            ..wrong_account
+        };
+        let high_s = {
+            // s' = n − s with the other parity: the same point, malleable, refused.
+            const N: [u8; 32] = [
+                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                0xff, 0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c,
+                0xd0, 0x36, 0x41, 0x41,
+            ];
+            let mut out = good.account_sig.0;
+            let mut borrow = 0i16;
+            for i in (0..32).rev() {
+                let d = i16::from(N[i]) - i16::from(good.account_sig.0[32 + i]) - borrow;
+                out[32 + i] = d.rem_euclid(256) as u8;
+                borrow = i16::from(d < 0);
+            }
+            out[64] ^= 1;
+            AccountSig(out)
+        };
+        let link_cases: Vec<(&str, Value)> = vec![
+            ("a link signed by both keys", good_json.clone()),
+            (
+                "the account spelled with its EIP-55 checksum (the text signs the canonical one)",
+                edit(&|v| v["link"]["account"] = json!(wallet)),
+            ),
+            (
+                "v as 0/1 rather than 27/28",
+                edit(&|v| {
+                    let mut sig = good.account_sig;
+                    sig.0[64] -= 27;
+                    v["account_sig"] = json!(sig);
+                }),
+            ),
+            (
+                "the wallet's 0x-prefixed signature",
+                edit(&|v| {
+                    v["account_sig"] = json!(format!("0x{}", good.account_sig));
+                }),
+            ),
+            (
+                "another account than the one that signed",
+                serde_json::to_value(&wrong_account).expect("json"),
+            ),
+            (
+                "the account changed after signing",
+                edit(&|v| v["link"]["account"] = json!(bot_wallet.to_lowercase())),
+            ),
+            (
+                "the identity signature of another key",
+                edit(&|v| {
+                    v["identity_sig"] = json!(good.link.sign_identity(&bot()));
+                }),
+            ),
+            (
+                "a flipped bit in the identity signature",
+                edit(&|v| {
+                    let mut sig = good.identity_sig;
+                    sig.0[10] ^= 4;
+                    v["identity_sig"] = json!(sig);
+                }),
+            ),
+            (
+                "the window changed after signing",
+                edit(&|v| v["link"]["from_window"] = json!(12)),
+            ),
+            (
+                "a flipped bit in the account signature",
+                edit(&|v| {
+                    let mut sig = good.account_sig;
+                    sig.0[5] ^= 0x10;
+                    v["account_sig"] = json!(sig);
+                }),
+            ),
+            (
+                "the other recovery parity",
+                edit(&|v| {
+                    let mut sig = good.account_sig;
+                    sig.0[64] ^= 1;
+                    v["account_sig"] = json!(sig);
+                }),
+            ),
+            (
+                "v outside 27/28 and 0/1",
+                edit(&|v| {
+                    let mut sig = good.account_sig;
+                    sig.0[64] = 29;
+                    v["account_sig"] = json!(sig);
+                }),
+            ),
+            (
+                "the high-s twin of the account signature",
+                edit(&|v| v["account_sig"] = json!(high_s)),
+            ),
+            (
+                "a mixed-case address failing its checksum",
+                edit(&|v| v["link"]["account"] = json!(bad_checksum)),
+            ),
+            (
+                "another namespace",
+                edit(&|v| v["link"]["account"] = json!(other_namespace)),
+            ),
+            (
+                "an address one digit short",
+                edit(&|v| v["link"]["account"] = json!(&lower[..lower.len() - 1])),
+            ),
+        ];
+
+        let links = vec![
+            (AccountId::parse(&wallet).expect("valid"), person_id),
+            (AccountId::parse(&bot_wallet).expect("valid"), bot_id),
+            (AccountId::parse(&account(0, 137)).expect("valid"), idle_id),
+        ];
+        let w11 = window(11, links);
+        // Window 12: only the bot's wallet linked.
+        let w12 = window(
+            12,
+            vec![(AccountId::parse(&bot_wallet).expect("valid"), bot_id)],
+        );
+        let member = |w: &Window, id: &IdentityId| {
+            w.members
+                .iter()
+                .find(|(m, _, _)| m == id)
+                .map(|(_, _, p)| p.clone())
+                .expect("a member")
+        };
+        let link = |w: &Window, a: &str| {
+            w.links
+                .proof(&AccountId::parse(a).expect("valid"))
+                .expect("linked")
+        };
+        let base = |account: &str, id: IdentityId, class: Class| Linked {
+            certificate: &w11.certificate,
+            account: account.to_owned(),
+            id,
+            link: link(&w11, account),
+            membership: member(&w11, &id),
+            class,
+        };
+        let mut tampered_root = w11.certificate.clone();
+        tampered_root.summary.links_root.0[0] ^= 1;
+        let mut flipped = link(&w11, &wallet);
+        flipped.path.siblings[0].0[31] ^= 0x80;
+        let w12_person = member(&w12, &person_id);
+        let linked_cases = vec![
+            judge_linked(
+                "a person's wallet, asked as human",
+                base(&wallet, person_id, Class::Human),
+            ),
+            judge_linked(
+                "a person's wallet, asked in lower case",
+                Linked {
+                    account: lower.clone(),
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "an agent's wallet, asked as agent",
+                base(&bot_wallet, bot_id, Class::Agent),
+            ),
+            judge_linked(
+                "an agent's wallet, asked as human",
+                base(&bot_wallet, bot_id, Class::Human),
+            ),
+            judge_linked(
+                "another account's link proof",
+                Linked {
+                    link: link(&w11, &bot_wallet),
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "the wallet claimed for another identity",
+                Linked {
+                    id: bot_id,
+                    membership: member(&w11, &bot_id),
+                    ..base(&wallet, person_id, Class::Agent)
+                },
+            ),
+            judge_linked(
+                "a flipped bit in the link path",
+                Linked {
+                    link: flipped,
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "window 11's link proof with window 12's certificate",
+                Linked {
+                    certificate: &w12.certificate,
+                    membership: w12_person,
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "linked, but the identity was not active (a member's proof)",
+                Linked {
+                    certificate: &w11.certificate,
+                    account: account(0, 137),
+                    id: idle_id,
+                    link: link(&w11, &account(0, 137)),
+                    membership: member(&w11, &person_id),
+                    class: Class::Human,
+                },
+            ),
+            judge_linked(
+                "the certificate's links_root changed",
+                Linked {
+                    certificate: &tampered_root,
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "a mixed-case address failing its checksum",
+                Linked {
+                    account: bad_checksum.clone(),
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+            judge_linked(
+                "another namespace",
+                Linked {
+                    account: other_namespace.to_owned(),
+                    ..base(&wallet, person_id, Class::Human)
+                },
+            ),
+        ];
+
+        let windows: Vec<Value> = [&w11, &w12]
+            .iter()
+            .map(|w| {
+                json!({
+                    "t": w.certificate.summary.t,
+                    "summary_digest": summary_digest(&w.certificate.summary),
+                    "certificate": w.certificate,
+                    "links": w.links.links().map(|(a, i)| json!({
+                        "account": a,
+                        "identity": i,
+                        "leaf": link_leaf(a, i),
+                        "proof": w.links.proof(a).expect("linked"),
+                    })).collect::<Vec<_>>(),
+                    "members": w.members.iter().map(|(id, class, proof)| json!({
+                        "id": id, "class": class, "proof": proof,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+
+        json!({
+            "about": "Made by oracle/tests/it/js_fixtures.rs from the Rust code (each case judged by SignedLink::verify or LightVerifier::verify_linked); do not edit by hand.",
+            "params": {
+                "digest": params_digest(),
+                "params": { "committee": committee(), "quorum": QUORUM },
+            },
+            "signed_link": {
+                "body": good_json,
+                "text": good.link.text(),
+                "identity_digest": good.link.signing_digest(),
+                "personal_hash": hex::encode(personal_message_hash(good.link.text().as_bytes())),
+                "address": checksummed(&address_of(evm_key(0).verifying_key())),
+            },
+            "windows": windows,
+            "link_cases": link_cases.into_iter().map(|(name, body)| json!({
+                "name": name,
+                "expect": judge_link(&body),
+                "body": body,
+            })).collect::<Vec<_>>(),
+            "linked_cases": linked_cases,
+        })
+    }
+
+    #[test]
+    fn a_window_without_links_commits_to_the_empty_set() {
+        let w = window(13, Vec::new());
+        assert!(w.links.is_empty());
+        assert_eq!(
+            w.certificate.summary.links_root,
+            hco_oracle::merkle::empty_root()
         );
     }
 }

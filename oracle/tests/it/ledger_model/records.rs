@@ -51,6 +51,7 @@ pub fn summary(t: u64, signer: u8, root: u8) -> SignedSummary {
         t,
         root: Digest([root; 32]),
         count: u64::from(root),
+        links_root: hco_oracle::merkle::empty_root(),
         params: PARAMS,
     };
     SignedSummary::new(&node_key(signer), summary)
