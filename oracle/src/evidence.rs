@@ -26,8 +26,8 @@ use crate::{Digest, NetworkParams, NodeId, Reason, codec, sign};
 pub enum Evidence {
     /// A sealed acceptance that fails the audit.
     FailedAudit {
-        /// The acceptance under the issuer's seal.
-        acceptance: SealedAcceptance,
+        /// The acceptance under the issuer's seal (boxed: it is by far the largest variant).
+        acceptance: Box<SealedAcceptance>,
         /// What the audit found ([`crate::audit::Violation::code`]).
         violation: String,
     },
@@ -65,7 +65,7 @@ pub const EVIDENCE_KINDS: [&str; 4] = [
 impl From<&Finding> for Evidence {
     fn from(f: &Finding) -> Self {
         Evidence::FailedAudit {
-            acceptance: f.evidence.clone(),
+            acceptance: Box::new(f.evidence.clone()),
             violation: f.violation.code(),
         }
     }

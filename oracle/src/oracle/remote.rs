@@ -83,7 +83,7 @@ impl Oracle {
                 // A member that seals a try it may not issue signed its own misbehaviour.
                 if s.check_seal().is_ok() {
                     self.keep_evidence(vec![Evidence::FailedAudit {
-                        acceptance: s.clone(),
+                        acceptance: Box::new(s.clone()),
                         violation: Violation::NotAssignedIssuer.code(),
                     }])?;
                 }

@@ -146,7 +146,7 @@ fn a_wrong_answer_accepted_by_a_member_is_left_out_and_names_it() {
         panic!("a failed audit")
     };
     let false_accusation = Evidence::FailedAudit {
-        acceptance: honest_acceptance,
+        acceptance: Box::new(honest_acceptance),
         violation,
     };
     assert_eq!(
