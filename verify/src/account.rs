@@ -13,6 +13,7 @@ use alloc::string::String;
 use core::fmt;
 use core::str::FromStr;
 
+#[cfg(feature = "eip191")]
 use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
 use sha3::{Digest as _, Keccak256};
 
@@ -255,6 +256,7 @@ fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// The EVM address of a secp256k1 public key: the last 20 bytes of the Keccak-256 of its
 /// uncompressed point without the `0x04` prefix.
+#[cfg(feature = "eip191")]
 pub fn address_of(key: &VerifyingKey) -> [u8; 20] {
     let point = key.to_sec1_point(false);
     let hash = keccak256(&[&point.as_bytes()[1..]]);
@@ -267,6 +269,7 @@ pub fn address_of(key: &VerifyingKey) -> [u8; 20] {
 /// `personal_sign`, or `None`: `v` out of range, `r` or `s` zero or not below the group order,
 /// `s` in the upper half (malleable: Ethereum has refused high-s since EIP-2), or no point to
 /// recover.
+#[cfg(feature = "eip191")]
 pub fn recover_personal_sign(message: &[u8], sig: &[u8; 65]) -> Option<[u8; 20]> {
     let recovery = match sig[64] {
         0 | 27 => RecoveryId::new(false, false),
@@ -282,7 +285,7 @@ pub fn recover_personal_sign(message: &[u8], sig: &[u8; 65]) -> Option<[u8; 20]>
     Some(address_of(&key))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "eip191"))]
 mod tests {
     use super::*;
     use alloc::vec::Vec;

@@ -14,10 +14,12 @@
 //! [`Digest`], [`Sig`]), the signing digest every protocol message uses ([`sign::digest`]), the
 //! window summary's signed bytes ([`WindowSummary::signing_digest`]), the Merkle tree and proof
 //! ([`merkle`]) and the class names and leaf bytes, and the account links' statement, leaves
-//! and EIP-191 recovery ([`link`], [`account`]). Its dependencies are `ed25519-dalek` and
-//! `blake3`, `k256` (secp256k1 ECDSA with public-key recovery) and `sha3` (Keccak-256), all
-//! without std, and `serde` (with `alloc`) behind the default `serde` feature, which gives every
-//! type the JSON shape the node serves (hex strings for bytes).
+//! and EIP-191 recovery ([`link`], [`account`]). Its dependencies are `ed25519-dalek`,
+//! `blake3` and `sha3` (Keccak-256, for EVM addresses' checksums), all without std; `k256`
+//! (secp256k1 ECDSA with public-key recovery) behind the default `eip191` feature, which checks
+//! an EVM account's signature of a link (a consumer of certificates and link proofs does without
+//! it); and `serde` (with `alloc`) behind the default `serde` feature, which gives every type the
+//! JSON shape the node serves (hex strings for bytes).
 //!
 //! ```
 //! use ed25519_dalek::SigningKey;

@@ -31,7 +31,9 @@ use core::fmt;
 
 use ed25519_dalek::SigningKey;
 
-use crate::account::{AccountError, AccountId, recover_personal_sign};
+#[cfg(feature = "eip191")]
+use crate::account::recover_personal_sign;
+use crate::account::{AccountError, AccountId};
 use crate::merkle::{MerkleProof, MerkleTree, leaf_hash};
 use crate::{AccountSig, Digest, IdentityId, Sig, sign};
 
@@ -158,7 +160,8 @@ impl SignedLink {
     /// Checks both signatures: the identity's (strict ed25519: `bad_identity_signature`), then
     /// the account's (`bad_account_signature`: the address recovered from a low-s signature
     /// with `v` 27/28 or 0/1 must be the account's). It does not look at `network`: see
-    /// [`SignedLink::verify_on`].
+    /// [`SignedLink::verify_on`]. Needs the `eip191` feature (default).
+    #[cfg(feature = "eip191")]
     pub fn verify(&self) -> Result<(), LinkError> {
         let text = self.link.text();
         let digest = sign::digest(LINK_DOMAIN, &[text.as_bytes()]);
@@ -173,6 +176,7 @@ impl SignedLink {
 
     /// [`SignedLink::verify`], first requiring the statement to name `network`
     /// (`wrong_network`).
+    #[cfg(feature = "eip191")]
     pub fn verify_on(&self, network: &Digest) -> Result<(), LinkError> {
         if self.link.network != *network {
             return Err(LinkError::WrongNetwork);
@@ -287,7 +291,7 @@ impl LinkProof {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "eip191"))]
 mod tests {
     use super::*;
     use crate::account::{address_of, personal_message_hash};
