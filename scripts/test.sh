@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a fresh machine: unit, integration, property, doc tests,
 # the no_std build of the light verifier (hco-verify), the oracle's build without the ledger, and
-# the JavaScript verifier's tests (js/).
+# the JavaScript verifier's tests (js/); installs the js-libp2p observer (scripts/observer-js/) the
+# node's observer test runs.
 # Installs what the tests need where missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,8 +73,19 @@ if [ -n "$node_ok" ]; then
     [ -d node_modules ] || npm ci --ignore-scripts --no-audit --no-fund
     npm test
   )
+  # The js-libp2p observer (scripts/observer-js/) that the node's observer_js test runs against a
+  # node; without its packages that test skips itself with a warning.
+  (
+    cd scripts/observer-js
+    [ -d node_modules ] || npm ci --ignore-scripts --no-audit --no-fund || {
+      rm -rf node_modules
+      echo "!!!! npm ci in scripts/observer-js failed: the js-libp2p observer test" \
+        "(observer_js::*) will be skipped !!!!" >&2
+    }
+  )
 else
-  echo "!!!! SKIPPED: the JavaScript verifier's tests (js/) need Node.js >= 20.19 with npm;" \
+  echo "!!!! SKIPPED: the JavaScript verifier's tests (js/) and the js-libp2p observer test" \
+    "(observer_js::*) need Node.js >= 20.19 with npm;" \
     "found: $(command -v node >/dev/null && node --version || echo 'no node')," \
     "$(command -v npm >/dev/null && echo npm || echo 'no npm'). Install Node.js 20.19+ to run them. !!!!" >&2
 fi

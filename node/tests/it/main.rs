@@ -25,5 +25,6 @@ mod forwarding;
 mod gossip;
 mod limits;
 mod metrics_listener;
+mod observer_js;
 mod priority;
 mod support;
