@@ -57,6 +57,11 @@ pub struct Shape {
     /// Each try of an identity-window at another member (`network.rotate_issuers`).
     #[arg(long)]
     pub rotate_issuers: bool,
+    /// People's steps are this many `presence` touch prompts (4 s to touch, a software passkey
+    /// will do) with one spare, in a global slot that ends 2 s after the grace period; 0 keeps
+    /// the drawn cognitive steps and an open window.
+    #[arg(long, default_value_t = 0)]
+    pub prompts: usize,
 }
 
 /// What `up` records in `DIR/devnet.json`.
@@ -143,6 +148,9 @@ pub fn up_with(
     if !(1..=8).contains(&shape.steps) {
         bail!("--steps must be in 1..=8");
     }
+    if shape.prompts > 3 {
+        bail!("--prompts must be in 0..=3");
+    }
     if dir.join("devnet.json").exists() {
         bail!(
             "{} already holds a devnet; run `hco devnet down --dir {}` first or choose another --dir",
@@ -203,6 +211,9 @@ pub fn up_with(
             min_solve: Some(Duration::ZERO),
         },
     ];
+    if shape.prompts > 0 {
+        touch_prompts(&mut network, shape.prompts)?;
+    }
     let mut out = Vec::new();
     for i in 0..n {
         let mut config = Config::default();
@@ -242,6 +253,41 @@ pub fn up_with(
         wait_healthy(&node.http, Duration::from_secs(20))?;
     }
     Ok(out)
+}
+
+/// People's steps become `prompts` presence touch prompts and a spare, in a global slot as
+/// long as the window leaves after the grace period, less 2 s of room for its placement.
+fn touch_prompts(
+    network: &mut crate::config::NetworkSection,
+    prompts: usize,
+) -> anyhow::Result<()> {
+    const REACTION: Duration = Duration::from_secs(4);
+    const JITTER: Duration = Duration::from_millis(500);
+    let slot = network
+        .window
+        .saturating_sub(network.grace)
+        .saturating_sub(Duration::from_secs(2));
+    let beats = (REACTION + JITTER) * (prompts as u32 + 1);
+    if slot < beats {
+        bail!(
+            "--window {:?} leaves a {slot:?} slot, too short for {} beats of {:?}; use a longer window",
+            network.window,
+            prompts + 1,
+            REACTION + JITTER
+        );
+    }
+    network.slot_mode = hco_oracle::SlotMode::Global;
+    network.slot = slot;
+    network.prompt_jitter = JITTER;
+    network.policy.human.steps = vec![hco_oracle::Step::Family("presence".into()); prompts];
+    network.policy.human.spares = 1;
+    network.families.push(FamilySection {
+        name: "presence".into(),
+        deadline: REACTION,
+        difficulty: 1,
+        min_solve: Some(Duration::ZERO),
+    });
+    Ok(())
 }
 
 /// Starts `hco node run --config PATH` in the background, logging to `log`.

@@ -89,7 +89,9 @@ pub use certificate::{MembershipProof, SignedSummary, WindowCertificate, WindowS
 pub use clock::{Clock, ManualClock, SystemClock, Timestamp};
 pub use evidence::{EVIDENCE_KINDS, Evidence};
 pub use hco_challenges::Prompt;
-pub use hco_verify::{CertError, Class, Digest, IdentityId, LightVerifier, NodeId, Sig};
+pub use hco_verify::{
+    AccountSig, CertError, Class, Digest, IdentityId, LightVerifier, NodeId, Sig, account, link,
+};
 pub use lifecycle::{IdentityStatus, Status};
 pub use messages::{
     Acceptance, Challenge, ChallengeRequest, Enrolment, MAX_ENROLMENT_LEN, Profile, Register,

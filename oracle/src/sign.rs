@@ -15,7 +15,8 @@
 //! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest, then the witness's node and signature only when present |
 //! | slot witness | `hco slot witness v1` | node, t u64 |
 //! | response | `hco response v1` | challenge id, answer |
-//! | window summary | `hco window summary v1` | version u8, t u64, root, count u64, params digest |
+//! | window summary | `hco window summary v2` | version u8, t u64, root, count u64, links_root, params digest |
+//! | account link | `hco account link v1` | the statement's text (`hco_verify::link`); the account signs the same text with EIP-191 |
 //! | reveal | `hco reveal v2` | version u8, t u64, node, secret, next-window commitment |
 //! | admission-game session start | `hco admission start v1` | node, identity, window u64, nonce |
 

@@ -28,3 +28,4 @@ mod metrics_listener;
 mod observer_js;
 mod priority;
 mod support;
+mod witness;

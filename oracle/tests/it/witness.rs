@@ -8,8 +8,8 @@ use hco_challenges::presence::SoftAuthenticator;
 use hco_oracle::secret::issuers_of;
 use hco_oracle::witness::{GOSSIP_ALLOWANCE_MS, SlotWitness};
 use hco_oracle::{
-    Acceptance, Oracle, Response, SealedAcceptance, SignedChallenge, SignedRequest, SlotMode,
-    Step, VERSION, blames_sender, seal_batch, testing,
+    Acceptance, Oracle, Response, SealedAcceptance, SignedChallenge, SignedRequest, SlotMode, Step,
+    VERSION, blames_sender, seal_batch, testing,
 };
 
 use crate::presence::{assertion, enrol, presence_only};
@@ -130,7 +130,10 @@ fn a_touch_prompt_carries_another_members_witness_published_when_the_slot_opens(
     assert_eq!(again.challenge, issued.challenge);
     let answer = assertion(o, &mut soft, &key, &issued);
     let response = Response::new(&key, issued.challenge.clone(), answer);
-    let sealed = o.verify_response(&response, opens + 2_000).unwrap().unwrap();
+    let sealed = o
+        .verify_response(&response, opens + 2_000)
+        .unwrap()
+        .unwrap();
 
     // Every other member records it when gossip brings it in time …
     for m in &others {
@@ -217,7 +220,10 @@ fn an_issuer_cannot_witness_its_own_prompt_nor_leave_the_witness_out() {
             Some(SlotWitness::new(&testing::key(2), 1)),
             "another window's",
         ),
-        (Some(SlotWitness::new(&testing::key(99), 0)), "an outsider's"),
+        (
+            Some(SlotWitness::new(&testing::key(99), 0)),
+            "an outsider's",
+        ),
     ] {
         let s = sealed(witness);
         let refused = receiver
