@@ -285,7 +285,8 @@ pub fn recover_personal_sign(message: &[u8], sig: &[u8; 65]) -> Option<[u8; 20]>
     Some(address_of(&key))
 }
 
-#[cfg(all(test, feature = "eip191"))]
+#[cfg(test)]
+#[cfg(feature = "eip191")]
 mod tests {
     use super::*;
     use alloc::vec::Vec;

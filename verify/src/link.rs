@@ -291,7 +291,8 @@ impl LinkProof {
     }
 }
 
-#[cfg(all(test, feature = "eip191"))]
+#[cfg(test)]
+#[cfg(feature = "eip191")]
 mod tests {
     use super::*;
     use crate::account::{address_of, personal_message_hash};
