@@ -1,8 +1,9 @@
-"""What training and solving share: image preprocessing, the two models' layer lists, a
+"""What training and solving share: image preprocessing, the three models' layer lists, a
 numpy forward pass (the solver's; training uses JAX and checks it agrees), and decoding a
 model's output into an answer.
 
-Both families' pictures are halved (2x2 mean) before the model sees them.
+Every picture is halved (2x2 mean) before the model sees them; an attention frame is then cut
+into its nine grid cells, one model input each.
 """
 
 import base64
@@ -18,6 +19,12 @@ LENGTH = 5
 KINDS = ["circle", "triangle", "square", "star", "cross", "heart"]
 # Cells of the interactive model's output grid are 8x8 picture pixels.
 CELL = 8
+# attention: 360x360 frames, a 3x3 grid of 120-pixel cells; each cell (halved to 60x60) is
+# classified as one of the 26 capitals or none (class 26).
+CAPITALS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+NO_LETTER = len(CAPITALS)
+A_GRID, A_CELL = 3, 120
+A_SIDE = A_CELL // 2
 
 # Layers: ("conv", c_in, c_out, k, dilation, relu) with 'same' padding, ("pool",) a 2x2 max
 # pool, ("flat",), ("dense", n_in, n_out, relu).
@@ -39,6 +46,16 @@ ARCH = {
         ("conv", 24, 48, 3, 1, True),
         ("conv", 48, 64, 3, 2, True),
         ("conv", 64, len(KINDS) + 1, 1, 1, False),
+    ],
+    # (60, 60) grey cell -> (7, 7, 64) -> one of 26 letters or none.
+    "attention": [
+        ("conv", 1, 16, 3, 1, True), ("pool",),
+        ("conv", 16, 32, 3, 1, True), ("pool",),
+        ("conv", 32, 64, 3, 1, True), ("pool",),
+        ("conv", 64, 64, 3, 1, True),
+        ("flat",),
+        ("dense", 7 * 7 * 64, 128, True),
+        ("dense", 128, NO_LETTER + 1, False),
     ],
 }
 
@@ -63,8 +80,17 @@ def interactive_input(png: bytes):
     return np.round(halve(rgb)).astype(np.uint8)
 
 
+def attention_cells(png: bytes):
+    """(9, 60, 60, 1) uint8: an attention frame in grey, halved, cut into its grid cells in
+    row-major order (scaled to floats by `to_float`)."""
+    g = np.round(halve(np.asarray(Image.open(io.BytesIO(png)).convert("L")))).astype(np.uint8)
+    s = A_SIDE
+    cells = [g[r * s : (r + 1) * s, c * s : (c + 1) * s] for r in range(A_GRID) for c in range(A_GRID)]
+    return np.stack(cells)[..., None]
+
+
 def to_float(x):
-    """Interactive inputs as the model takes them."""
+    """Interactive and attention inputs as the model takes them."""
     return x.astype(np.float32) / 255.0 - 0.5
 
 
@@ -187,6 +213,34 @@ def second_clicks(found, kind):
         # Fewer than two found: add the next likeliest shapes (the stage has at least two).
         same += [f for f in found if f[1] != kind][: 2 - len(same)]
     return [clamp(x, y) for _, _, x, y in same]
+
+
+def cue_probs(params, png, cue):
+    """(9,): the attention model's probability that each cell of a frame holds `cue`."""
+    x = to_float(attention_cells(png))
+    return softmax(forward_np(ARCH["attention"], params, x))[:, CAPITALS.index(cue)]
+
+
+def pick_cell(probs, threshold):
+    """The cell to click (the likeliest to hold the cue), or None when even that one is not
+    likely enough."""
+    cell = int(np.argmax(probs))
+    return cell if probs[cell] > threshold else None
+
+
+def cell_centre(cell):
+    """The centre of grid cell `cell`, frame pixels (within 12 px of its letter's centre; the
+    family accepts clicks within 58)."""
+    return cell % A_GRID * A_CELL + A_CELL // 2, cell // A_GRID * A_CELL + A_CELL // 2
+
+
+def load_threshold(weights_dir, default=0.5):
+    """The attention decision threshold train.py picked on held-out challenges."""
+    try:
+        with open(os.path.join(weights_dir, "attention.json")) as f:
+            return float(json.load(f).get("threshold", default))
+    except (OSError, ValueError):
+        return default
 
 
 def dumps(obj):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Trains the attacker of one image family on a set written by `hco bench attack dataset`.
+"""Trains the attacker of one family on a set written by `hco bench attack dataset`.
 
     python train.py --family visual_match --data DATA_DIR --out WEIGHTS_DIR --minutes 14
 
@@ -7,6 +7,9 @@ Runs on one CPU thread (it sets OMP_NUM_THREADS=1 and XLA's single-thread flags 
 loads) for at most `--minutes` of training, then writes WEIGHTS_DIR/<family>.npz (the
 parameters, read by solve.py with numpy alone) and WEIGHTS_DIR/<family>.json (what was
 trained and its accuracy on the held-out challenges, scored the way solve.py answers).
+For `attention` the held-out challenges are split in two: the first half picks the decision
+threshold (how likely the likeliest cell must be to hold the cue before it is clicked), saved
+in attention.json for solve.py; the second half is scored with it.
 """
 
 import os
@@ -27,6 +30,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import common  # noqa: E402
+import evaluate as evaluate_mod  # noqa: E402
 from evaluate import evaluate  # noqa: E402
 
 
@@ -45,11 +49,31 @@ def cell_targets(shapes, h=33, w=45):
     return t
 
 
+def attention_targets(event):
+    """Per grid cell of an event's frame: its letter's index, or NO_LETTER."""
+    t = [common.NO_LETTER] * (common.A_GRID * common.A_GRID)
+    for g in event["glyphs"]:
+        t[g["cell"]] = common.CAPITALS.index(g["letter"])
+    return t
+
+
 def load(family, data_dir):
-    """Inputs and targets of every labelled challenge, and the labels themselves."""
+    """Inputs and targets of every labelled challenge, the labels themselves, and how many
+    inputs each challenge gave."""
     labels = [json.loads(line) for line in open(os.path.join(data_dir, "labels.jsonl"))]
-    xs, ys = [], []
+    xs, ys, per = [], [], []
+    if family == "attention":
+        for label in labels:
+            for e in label["events"]:
+                png = open(os.path.join(data_dir, e["image"]), "rb").read()
+                xs.append(common.attention_cells(png))
+                ys.append(attention_targets(e))
+            per.append(len(label["events"]) * common.A_GRID * common.A_GRID)
+        x = np.concatenate(xs)
+        y = np.asarray(ys, np.int32).reshape(-1)
+        return x, y, labels, per
     for label in labels:
+        per.append(len(label["images"]))
         for i, name in enumerate(label["images"]):
             png = open(os.path.join(data_dir, name), "rb").read()
             if family == "visual_match":
@@ -58,7 +82,7 @@ def load(family, data_dir):
             else:
                 xs.append(common.interactive_input(png))
                 ys.append(cell_targets(label["stages"][i]["shapes"]))
-    return np.stack(xs), np.stack(ys).astype(np.int32), labels
+    return np.stack(xs), np.stack(ys).astype(np.int32), labels, per
 
 
 def init(arch, key):
@@ -112,6 +136,9 @@ def make_step(family, arch, lr_max):
         if family == "visual_match":
             z = jax.nn.log_softmax(out.reshape(-1, common.LENGTH, len(common.ALPHABET)))
             return -jnp.take_along_axis(z, y[..., None], -1).sum(-1).mean()
+        if family == "attention":
+            z = jax.nn.log_softmax(out)
+            return -jnp.take_along_axis(z, y[:, None], -1).mean()
         z = jax.nn.log_softmax(out)
         nll = -jnp.take_along_axis(z, y[..., None], -1)[..., 0]
         # Background cells are most of the picture: they weigh a fifth of a shape's cell.
@@ -140,16 +167,17 @@ def main():
     ap.add_argument("--out", required=True, help="the weights directory (created)")
     ap.add_argument("--minutes", type=float, default=14.0, help="training time, at most")
     ap.add_argument("--holdout", type=int, default=300, help="challenges kept out of training")
-    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=None,
+                    help="batch size (32; 64 cells for attention)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
     family, arch = args.family, common.ARCH[args.family]
     t0 = time.time()
-    x, y, labels = load(family, args.data)
-    per = len(labels[0]["images"])
-    held = args.holdout * per
+    batch = args.batch or (64 if family == "attention" else 32)
+    x, y, labels, per = load(family, args.data)
+    held = sum(per[: args.holdout])
     x_train, y_train = x[held:], y[held:]
     loaded_s = time.time() - t0
     print(f"{family}: {len(labels)} challenges loaded in {loaded_s:.0f} s", file=sys.stderr)
@@ -163,11 +191,11 @@ def main():
     start, t, seen, running = time.time(), 0, 0, None
     while time.time() - start < budget:
         order = rng.permutation(len(x_train))
-        for i in range(0, len(order) - args.batch + 1, args.batch):
+        for i in range(0, len(order) - batch + 1, batch):
             elapsed = time.time() - start
             if elapsed >= budget:
                 break
-            idx = order[i : i + args.batch]
+            idx = order[i : i + batch]
             xb = x_train[idx]
             xb = xb if family == "visual_match" else common.to_float(xb)
             t += 1
@@ -186,6 +214,21 @@ def main():
     diff = float(np.abs(np.asarray(forward(arch, params, probe))
                         - common.forward_np(arch, saved, probe)).max())
     assert diff < 1e-2, f"numpy and JAX forwards disagree by {diff}"
+    holdout = labels[: args.holdout]
+    extra = {}
+    if family == "attention":
+        # The threshold from one half of the held-out challenges, the score from the other.
+        half = len(holdout) // 2
+        reads = evaluate_mod.attention_reads(saved, args.data, holdout)
+        threshold = evaluate_mod.pick_threshold(reads[:half])
+        extra = {
+            "threshold": threshold,
+            "threshold_pick": evaluate_mod.attention_score(reads[:half], threshold),
+            "holdout_offline": evaluate_mod.attention_score(reads[half:], threshold),
+            "holdout_offline_at_0.5": evaluate_mod.attention_score(reads[half:], 0.5),
+        }
+    else:
+        extra = {"holdout_offline": evaluate(family, saved, args.data, holdout)}
     report = {
         "family": family,
         "challenges": len(labels),
@@ -199,7 +242,8 @@ def main():
         "final_loss": running,
         "numpy_jax_max_diff": diff,
         "threads": 1,
-        "holdout_offline": evaluate(family, saved, args.data, labels[: args.holdout]),
+        "batch": batch,
+        **extra,
     }
     with open(os.path.join(args.out, f"{family}.json"), "w") as f:
         json.dump(report, f, indent=1)

@@ -9,6 +9,9 @@
 //!   event's JSON) for anything that places a target, and clicks that; it finds nothing, so it
 //!   clicks nothing.
 //! - `blind-click` clicks a random cell centre on each event's frame with probability ½.
+//!
+//! The trained attacker ([`crate::attack::trained`]) plays the stream the same way, with a
+//! reader that hands each event's frame to its solver process.
 
 mod cv;
 #[cfg(test)]
@@ -25,12 +28,12 @@ use serde_json::{Value, json};
 use super::{Attack, Session, Verdict, compute};
 
 /// What an attacker does with one frame: `Some((x, y))` to click there.
-trait Reader: Send + Sync {
+pub(crate) trait Reader: Send + Sync {
     fn read(&self, cue: u8, index: usize, frame: &Value, png: &[u8]) -> Option<(u32, u32)>;
 }
 
 /// Plays the stream with `reader`; the final verdict.
-fn play(session: &Session<'_>, reader: &dyn Reader) -> anyhow::Result<Verdict> {
+pub(crate) fn play(session: &Session<'_>, reader: &dyn Reader) -> anyhow::Result<Verdict> {
     let data: AttentionData = serde_json::from_value(session.data().clone())
         .context("the prompt is not an attention prompt")?;
     let cue = data.cue.bytes().next().unwrap_or(b'A');

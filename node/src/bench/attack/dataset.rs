@@ -10,9 +10,18 @@
 //!   "images": ["000000-1.png", "000000-2.png"], "stages": [{"shapes": [{"kind", "x", "y",
 //!   "r"}…], "targets": [i…]}, …]}`: every shape of each stage's picture with its kind, centre
 //!   and radius, and which of them answer the stage.
+//! - `attention`: `{"id", "seed", "difficulty", "answer": "<sealed log>", "cue": "K",
+//!   "end_ms", "images": ["000000-1.png", …], "events": [{"image", "at_ms", "target": i|null,
+//!   "glyphs": [{"letter", "cell", "x", "y"}…]}…]}`: each event's frame exactly as the stream
+//!   sends it (frame `2k + 1` of the stream for event `k`; the blank frames between events are
+//!   not written), every letter on it with its cell (row-major on the 3×3 grid) and centre, and
+//!   which of them is the cue, if any. A per-cell classifier learns the letter (or none) of
+//!   each cell; the answer clicks the cue's cell in each event that shows it.
 //!
 //! `answer` is the family's reference answer for the challenge's key, so the family's own
-//! `verify` accepts it: the labels are right by construction. Challenge `i` of seed `S` is
+//! `verify` accepts it: the labels are right by construction (for `attention`, the log of a
+//! person who clicked every cue, sealed with the challenge's key; a test also checks that a log
+//! built from the event labels alone is accepted). Challenge `i` of seed `S` is
 //! generated from `blake3("hco attack dataset v1" ‖ S ‖ i)`: the same command writes the same
 //! set, and sets of different seeds do not overlap.
 
@@ -22,17 +31,18 @@ use std::path::PathBuf;
 use anyhow::Context;
 use base64::Engine as _;
 use clap::Args;
+use hco_challenges::attention::Live;
 use hco_challenges::interactive::scene::{Kind, Scene};
 use hco_challenges::{Family, FamilyParams, Generated, Seed};
 use serde_json::{Value, json};
 
 /// The families the command renders.
-pub const FAMILIES: [&str; 2] = ["visual_match", "interactive_reasoning"];
+pub const FAMILIES: [&str; 3] = ["visual_match", "interactive_reasoning", "attention"];
 
 /// Options of `hco bench attack dataset`.
 #[derive(Debug, Args)]
 pub struct DatasetArgs {
-    /// The family (`visual_match` or `interactive_reasoning`).
+    /// The family (`visual_match`, `interactive_reasoning` or `attention`).
     #[arg(long)]
     pub family: String,
     /// Challenges to render.
@@ -47,6 +57,9 @@ pub struct DatasetArgs {
     /// Directory to write the images and `labels.jsonl` into (created if missing).
     #[arg(long)]
     pub out: PathBuf,
+    /// Rendering threads (by default one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 /// The seed of challenge `index` of set `seed`.
@@ -70,7 +83,7 @@ fn family_of(name: &str) -> anyhow::Result<std::sync::Arc<dyn Family>> {
     anyhow::ensure!(
         FAMILIES.contains(&name),
         "the dataset command renders {} only, not `{name}`",
-        FAMILIES.join(" and ")
+        FAMILIES.join(", ")
     );
     hco_challenges::Registry::builtin()
         .get(name)
@@ -122,7 +135,9 @@ pub fn item(f: &dyn Family, seed: u64, index: u64, params: &FamilyParams) -> any
         "difficulty": params.difficulty,
         "answer": String::from_utf8(answer)?,
     });
-    let images = if f.name() == "visual_match" {
+    let images = if f.name() == hco_challenges::attention::NAME {
+        attention_label(&mut label, &key, &id)?
+    } else if f.name() == "visual_match" {
         vec![(format!("{id}.png"), png_of(&prompt.data, "images")?)]
     } else {
         let second = f.stage_prompt(&s, params, 2).context("no stage-2 prompt")?;
@@ -137,6 +152,34 @@ pub fn item(f: &dyn Family, seed: u64, index: u64, params: &FamilyParams) -> any
     Ok(Item { label, images })
 }
 
+/// The `attention` labels of `key` into `label` (cue, events, letters); the event frames.
+fn attention_label(
+    label: &mut Value,
+    key: &hco_challenges::AnswerKey,
+    id: &str,
+) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    let live = Live::from_key(key).context("not an attention key")?;
+    let mut images = Vec::with_capacity(live.plan.events.len());
+    let mut events = Vec::with_capacity(live.plan.events.len());
+    for (k, e) in live.plan.events.iter().enumerate() {
+        let name = format!("{id}-{}.png", k + 1);
+        // Frame 0 is blank; event k is released by frame 2k + 1 (see `Live::frames`).
+        images.push((name.clone(), live.render(2 * k + 1)));
+        let glyphs: Vec<Value> = e
+            .glyphs
+            .iter()
+            .map(|g| {
+                json!({"letter": char::from(g.letter).to_string(), "cell": g.cell, "x": g.x, "y": g.y})
+            })
+            .collect();
+        events.push(json!({"image": name, "at_ms": e.at_ms, "target": e.target, "glyphs": glyphs}));
+    }
+    label["cue"] = json!(char::from(live.plan.cue).to_string());
+    label["end_ms"] = json!(live.plan.end_ms);
+    label["events"] = json!(events);
+    Ok(images)
+}
+
 /// Runs the command: prints `{"family", "count", "out", "seconds"}` when done.
 pub fn run(args: &DatasetArgs) -> anyhow::Result<()> {
     let f = family_of(&args.family)?;
@@ -147,13 +190,45 @@ pub fn run(args: &DatasetArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let started = std::time::Instant::now();
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1);
+    // Each thread renders every `threads`-th challenge and writes its images; the labels are
+    // written in order afterwards.
+    let rendered: Vec<anyhow::Result<Vec<(u64, Value)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|first| {
+                let (f, params) = (f.as_ref(), &params);
+                s.spawn(move || -> anyhow::Result<Vec<(u64, Value)>> {
+                    let mut out = Vec::new();
+                    for i in (first..args.count).step_by(threads) {
+                        let item = item(f, args.seed, i, params)?;
+                        for (name, png) in &item.images {
+                            std::fs::write(args.out.join(name), png)?;
+                        }
+                        out.push((i, item.label));
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a rendering thread panicked")))
+            })
+            .collect()
+    });
+    let mut lines = Vec::with_capacity(args.count as usize);
+    for part in rendered {
+        lines.extend(part?);
+    }
+    lines.sort_by_key(|(i, _)| *i);
     let mut labels = std::io::BufWriter::new(std::fs::File::create(args.out.join("labels.jsonl"))?);
-    for i in 0..args.count {
-        let item = item(f.as_ref(), args.seed, i, &params)?;
-        for (name, png) in &item.images {
-            std::fs::write(args.out.join(name), png)?;
-        }
-        writeln!(labels, "{}", item.label)?;
+    for (_, label) in &lines {
+        writeln!(labels, "{label}")?;
     }
     labels.flush()?;
     println!(
@@ -183,6 +258,7 @@ mod tests {
             seed: 7,
             difficulty: None,
             out: dir.path().to_owned(),
+            threads: None,
         };
         run(&args).unwrap();
         let text = std::fs::read_to_string(dir.path().join("labels.jsonl")).unwrap();
@@ -231,9 +307,71 @@ mod tests {
         assert_eq!(item.images.len(), 2);
     }
 
+    /// The attention labels: a log built from the event labels alone (a click on the cue's
+    /// cell centre in each event that shows it, none elsewhere) is accepted, and one that
+    /// clicks a letter that is not the cue is refused; each image is the stream's frame.
+    #[test]
+    fn attention_labels_are_accepted_and_place_the_cue() {
+        use hco_challenges::attention::{CELL, Click, GRID, Log};
+        labels_verify("attention");
+        let f = family_of("attention").unwrap();
+        let params = f.default_params();
+        for index in 0..3 {
+            let item = item(f.as_ref(), 5, index, &params).unwrap();
+            let label = &item.label;
+            let key = f.generate(&item_seed(5, index), &params).key;
+            let live = Live::from_key(&key).unwrap();
+            let cue = label["cue"].as_str().unwrap();
+            assert_eq!(cue, char::from(live.plan.cue).to_string());
+            let events = label["events"].as_array().unwrap();
+            assert_eq!(events.len(), live.plan.events.len());
+            assert_eq!(item.images.len(), events.len());
+            let centre = |cell: u64| {
+                let c = |i: u64| (i * u64::from(CELL) + u64::from(CELL) / 2) as u32;
+                (c(cell % u64::from(GRID)), c(cell / u64::from(GRID)))
+            };
+            let (mut clicks, mut wrong) = (Vec::new(), Vec::new());
+            for (k, e) in events.iter().enumerate() {
+                assert_eq!(item.images[k].1, live.render(2 * k + 1), "event {k}");
+                let glyphs = e["glyphs"].as_array().unwrap();
+                let cues: Vec<&Value> = glyphs.iter().filter(|g| g["letter"] == cue).collect();
+                let at = e["at_ms"].as_u64().unwrap() as u32 + 500 + 37 * k as u32;
+                match e["target"].as_u64() {
+                    Some(t) => {
+                        assert_eq!(cues.len(), 1);
+                        assert_eq!(&glyphs[t as usize], cues[0]);
+                        let (x, y) = centre(cues[0]["cell"].as_u64().unwrap());
+                        clicks.push(Click { at, rtt: 2, x, y });
+                        // Wrong: the next letter of the event instead.
+                        let other = &glyphs[(t as usize + 1) % glyphs.len()];
+                        let (x, y) = centre(other["cell"].as_u64().unwrap());
+                        wrong.push(Click { at, rtt: 2, x, y });
+                    }
+                    None => assert!(cues.is_empty()),
+                }
+            }
+            let log = |clicks: Vec<Click>| {
+                Log {
+                    releases: events
+                        .iter()
+                        .map(|e| e["at_ms"].as_u64().unwrap() as u32)
+                        .collect(),
+                    clicks,
+                    end: label["end_ms"].as_u64().unwrap() as u32,
+                    mac: String::new(),
+                }
+                .seal(&live.mac_key)
+                .to_answer()
+            };
+            assert_eq!(f.verify(&key, &log(clicks)), Ok(()), "{label}");
+            let refused = f.verify(&key, &log(wrong)).unwrap_err();
+            assert_eq!(refused.code(), "wrong_target_position", "{label}");
+        }
+    }
+
     #[test]
     fn other_families_are_refused() {
-        let e = family_of("attention").err().unwrap();
+        let e = family_of("presence").err().unwrap();
         assert!(e.to_string().contains("renders"), "{e}");
     }
 }

@@ -16,8 +16,8 @@
 //!
 //! With `--trained DIR` the trained attacker ([`crate::attack::trained`]: a model trained on
 //! labelled challenges of our own generator, see `scripts/train-attacker/`) is measured beside
-//! the others on `visual_match` and `interactive_reasoning`, and is the headline where it is
-//! the most successful. `hco bench attack dataset` ([`dataset`]) renders those labelled
+//! the others on `visual_match`, `interactive_reasoning` and `attention`, and is the headline
+//! where it is the most successful. `hco bench attack dataset` ([`dataset`]) renders those labelled
 //! challenges.
 //!
 //! With `--one-person` the bench runs only the one-person attacker ([`one_person`]): one
@@ -177,8 +177,9 @@ pub struct AttackArgs {
     /// and the challenges draw a new window's sets each window.
     #[arg(long, value_parser = humantime::parse_duration, default_value = "240s")]
     pub oracle_window: std::time::Duration,
-    /// Also measure the trained attacker (`trained`) of `visual_match` and
-    /// `interactive_reasoning`, with the weights in this directory (`scripts/train-attacker/`).
+    /// Also measure the trained attacker (`trained`) of `visual_match`,
+    /// `interactive_reasoning` and `attention`, with the weights in this directory
+    /// (`scripts/train-attacker/`).
     #[arg(long)]
     pub trained: Option<PathBuf>,
     /// The trained attacker's solver command (`sh -c`; the weights directory in
@@ -193,8 +194,8 @@ pub struct AttackArgs {
 /// Subcommands of `hco bench attack`.
 #[derive(Debug, clap::Subcommand)]
 pub enum AttackCommand {
-    /// Render labelled challenges of an image family with the issuer's generator (images and
-    /// `labels.jsonl`), to train an attacker on.
+    /// Render labelled challenges of an image family (or `attention`'s event frames) with the
+    /// issuer's generator (images and `labels.jsonl`), to train an attacker on.
     Dataset(dataset::DatasetArgs),
 }
 
