@@ -4,8 +4,25 @@
 # the JavaScript verifier's tests (js/); installs the js-libp2p observer (scripts/observer-js/) the
 # node's observer test runs.
 # Installs what the tests need where missing.
+#
+# `scripts/test.sh --long` runs the few long statistical tests the first command leaves out
+# (listed in `long` below: completeness at a person's pace over twenty challenges in Chromium,
+# attackers' first-try rates over HTTP, the one-person bound over a whole window). Every module
+# they exercise is also covered by a shorter test of the first command; CI runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=main
+if [ "${1:-}" = --long ]; then
+  mode=long
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/test.sh [--long]" >&2
+  exit 2
+fi
+long='test(=browser_interactive::devnet_browser_interactive_person_clicks_both_pictures)
+  | test(=browser_visual::devnet_browser_visual_person_types_the_letters)
+  | test(=attack::attention::live_tests::attackers_over_http_rarely_pass)
+  | test(=attack_visual::visual_attackers_fail_over_http)
+  | test(=attack_one_person::one_person_attacker_is_bounded)'
 
 if ! command -v cargo >/dev/null; then
   echo "cargo is missing: install Rust (https://rustup.rs) first" >&2
@@ -31,6 +48,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "missing ${missing[*]} and apt-get is not available: install them, or the build" \
       "(make), the browser tests (browser::devnet_browser_*) or the attacker tests fail" >&2
   fi
+fi
+
+# The node's faulty-member tests need its test-only `unsafe-byzantine` feature (a default build
+# has no such code); this turns it on for the node's tests only.
+features=(--features hco-node/unsafe-byzantine)
+if [ "$mode" = long ]; then
+  if cargo nextest --version >/dev/null 2>&1; then
+    cargo nextest run --workspace "${features[@]}" --no-fail-fast -E "$long"
+  else
+    echo "without cargo-nextest the first command runs every test with cargo test, these included" >&2
+  fi
+  exit 0
 fi
 
 # The light verifier (hco-verify) must build without std: checked on a bare-metal target, which
@@ -90,11 +119,8 @@ else
     "$(command -v npm >/dev/null && echo npm || echo 'no npm'). Install Node.js 20.19+ to run them. !!!!" >&2
 fi
 
-# The node's faulty-member tests need its test-only `unsafe-byzantine` feature (a default build
-# has no such code); this turns it on for the node's tests only.
-features=(--features hco-node/unsafe-byzantine)
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --workspace "${features[@]}" --no-fail-fast
+  cargo nextest run --workspace "${features[@]}" --no-fail-fast -E "not ($long)"
 else
   cargo test --workspace "${features[@]}" --no-fail-fast --lib --bins --tests
 fi
