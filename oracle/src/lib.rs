@@ -70,6 +70,7 @@ mod reveal;
 mod seal;
 pub mod secret;
 pub mod sign;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod try_status;
 pub mod window;
