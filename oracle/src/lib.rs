@@ -111,7 +111,7 @@ pub use try_status::TryStatus;
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
-    CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, Oracle, Outcome, PartVerdicts,
-    RegistrationOrigin, STAGE_PREFIX, STREAM_DOMAIN, blames_sender, parse_stage_answer,
-    stream_digest,
+    CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, LinkedProof, MAX_LINK_LEAD,
+    MAX_LINKS_PER_IDENTITY, Oracle, Outcome, PartVerdicts, RegistrationOrigin, STAGE_PREFIX,
+    STREAM_DOMAIN, blames_sender, parse_stage_answer, stream_digest,
 };

@@ -289,6 +289,16 @@ pub enum Reason {
         /// The root of the certificate held.
         held: Digest,
     },
+    /// An account link statement that does not hold: a signature, the network, the account,
+    /// or its first window (the message names which, with the link's own code first).
+    #[error("the account link is refused: {0}")]
+    BadLink(String),
+    /// The identity holds as many link statements as allowed.
+    #[error("the identity already holds {max} account link statements, the most allowed")]
+    TooManyLinks {
+        /// The limit.
+        max: usize,
+    },
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -394,6 +404,8 @@ reason_table! {
     Reason::BadWitness(_) => "bad_witness", 422;
     Reason::NoSlotWitness => "no_slot_witness", 425;
     Reason::LateAcceptance { .. } => "late_acceptance", 422;
+    Reason::BadLink(_) => "bad_link", 422;
+    Reason::TooManyLinks { .. } => "too_many_links", 409;
 }
 
 impl Reason {
@@ -532,6 +544,8 @@ mod tests {
             Reason::BadWitness(String::new()),
             Reason::NoSlotWitness,
             Reason::LateAcceptance { at: 2, latest: 1 },
+            Reason::BadLink(String::new()),
+            Reason::TooManyLinks { max: 8 },
         ]
     }
 

@@ -16,6 +16,7 @@
 //! | `evidence` | `t ‖ node ‖ digest` | [`crate::Evidence`] against that member in window `t` |
 //! | `excluded` | `t` | the members whose acceptances of `t` were left out when `t` was summarized |
 //! | `narrative_sets` | set id | the window that first used the narrative set (never pruned) |
+//! | `links` | `id ‖ chain ‖ 0x00 ‖ from_window` | an account link's [`hco_verify::link::SignedLink`] (see `links`) |
 //!
 //! A window's active set is derived from `accepted` by one range scan (identities whose accepted
 //! challenges cover every step of their class's policy), so there is no second tree to keep
@@ -29,6 +30,7 @@ mod first_write;
 mod group_commit;
 mod idle;
 pub mod keys;
+mod links;
 mod narrative;
 mod one_by_one;
 mod recent;
@@ -169,6 +171,7 @@ pub struct Ledger {
     evidence: sled::Tree,
     excluded: sled::Tree,
     narrative_sets: sled::Tree,
+    links: sled::Tree,
     commit: GroupCommit,
     /// What the newest windows' answers and issues are, in memory (see `recent`).
     recent: recent::Recent,
@@ -233,6 +236,7 @@ impl Ledger {
             evidence: db.open_tree("evidence")?,
             excluded: db.open_tree("excluded")?,
             narrative_sets: db.open_tree("narrative_sets")?,
+            links: db.open_tree("links")?,
             db,
             commit: GroupCommit::default(),
             recent: recent::Recent::new(),

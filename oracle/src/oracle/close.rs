@@ -86,8 +86,8 @@ impl Oracle {
         let excluded = self.excluded_members(t)?;
         self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;
-        let (summary, set) = WindowSummary::of(t, active, self.params_digest);
-        self.keep_proof_set(t, Arc::new(set))?;
+        let (summary, set) = self.summary_of(t, active)?;
+        self.keep_proof_set(t, set)?;
         let signed = SignedSummary::new(&self.key, summary);
         self.ledger.put_summary(&signed)?;
         self.try_certify(t)?;
@@ -169,7 +169,7 @@ impl Oracle {
     /// does not scan the window (a full scan per request at 10^6 identities takes seconds);
     /// otherwise the set is derived again from the ledger (reconciliation may have completed
     /// it since) and kept if it matches.
-    fn certified_set(
+    pub(super) fn certified_set(
         &self,
         t: u64,
         cert: &WindowCertificate,

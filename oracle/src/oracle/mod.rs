@@ -12,6 +12,7 @@ mod envelope;
 mod identity;
 mod integrity;
 mod issue;
+mod links;
 mod live;
 mod remote;
 mod request;
@@ -34,6 +35,7 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 pub use envelope::blames_sender;
 pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
 pub use issue::IssuedChallenge;
+pub use links::{LinkedProof, MAX_LINK_LEAD, MAX_LINKS_PER_IDENTITY};
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use request::CheckedRequest;
 pub use stage::{STAGE_PREFIX, parse_stage_answer};

@@ -1,0 +1,272 @@
+//! Account links through the committee: statements recorded by every member, the links in
+//! force in a window committed to by its certificate, the proof a light verifier checks, and the
+//! rules that keep every member's set the same (later choices replace earlier ones).
+
+use ed25519_dalek::SigningKey;
+use hco_challenges::Class;
+use hco_oracle::account::{AccountId, address_of, personal_message_hash};
+use hco_oracle::link::{AccountLink, SignedLink};
+use hco_oracle::{AccountSig, LightVerifier, SignedReveal, WindowCertificate, testing};
+
+use crate::support::{Net, solve_one};
+
+/// An EVM account's key and its CAIP-10 id on chain 1.
+fn evm(seed: u8) -> (k256::ecdsa::SigningKey, String) {
+    let key = k256::ecdsa::SigningKey::from_slice(&[seed; 32]).unwrap();
+    let address = address_of(key.verifying_key());
+    (key, format!("eip155:1:0x{}", hex::encode(address)))
+}
+
+fn signed(
+    net: &Net,
+    identity: &SigningKey,
+    evm: &k256::ecdsa::SigningKey,
+    account: &str,
+    from: u64,
+) -> SignedLink {
+    let link = AccountLink::new(
+        net.params.digest(),
+        testing::identity_id(identity),
+        account,
+        from,
+    )
+    .unwrap();
+    let identity_sig = link.sign_identity(identity);
+    let (sig, recovery) =
+        evm.sign_prehash_recoverable(&personal_message_hash(link.text().as_bytes()));
+    let mut account_sig = [0u8; 65];
+    account_sig[..64].copy_from_slice(&sig.to_bytes());
+    account_sig[64] = 27 + recovery.to_byte();
+    SignedLink {
+        link,
+        identity_sig,
+        account_sig: AccountSig(account_sig),
+    }
+}
+
+/// Every member records `link` at `now`.
+fn record(net: &Net, link: &SignedLink, now: u64) {
+    for o in &net.oracles {
+        o.record_link(link, now).unwrap().unwrap();
+    }
+}
+
+/// Closes window `t` on every member (acceptances shared, secrets revealed, summaries
+/// exchanged) and returns its certificate.
+fn certify(net: &Net, t: u64) -> WindowCertificate {
+    let all: Vec<_> = net
+        .oracles
+        .iter()
+        .flat_map(|o| {
+            o.ledger()
+                .acceptances(t)
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for o in &net.oracles {
+        o.record_remote(&all, crate::support::at_once(&all))
+            .unwrap()
+            .unwrap();
+    }
+    let closed = net.params.closes_at(t);
+    let reveals: Vec<SignedReveal> = net
+        .oracles
+        .iter()
+        .map(|o| o.reveal(t, closed).unwrap().unwrap())
+        .collect();
+    for o in &net.oracles {
+        for r in &reveals {
+            o.add_reveal(r, closed).unwrap().unwrap();
+        }
+    }
+    let summaries: Vec<_> = net
+        .oracles
+        .iter()
+        .map(|o| o.summarize(t, closed).unwrap().unwrap())
+        .collect();
+    let mut cert = None;
+    for o in &net.oracles {
+        for s in &summaries {
+            cert = o.add_summary(s).unwrap().unwrap().or(cert);
+        }
+    }
+    cert.unwrap_or_else(|| {
+        panic!(
+            "the members of window {t} do not agree: {:?}",
+            summaries.iter().map(|s| &s.summary).collect::<Vec<_>>()
+        )
+    })
+}
+
+#[test]
+fn a_linked_account_proves_its_identity_active_as_a_human_in_the_certified_window() {
+    let net = Net::new(3);
+    let now = net.start(0) + 1_000;
+    let (person, agent, idle) = (testing::key(700), testing::key(701), testing::key(702));
+    net.register(&person, Class::Human, now);
+    net.register(&agent, Class::Agent, now);
+    net.register(&idle, Class::Human, now);
+    let (evm_p, account_p) = evm(1);
+    let (evm_a, account_a) = evm(2);
+    let (evm_i, account_i) = evm(3);
+    let (_, unlinked) = evm(4);
+    // Linked in window 0, from window 1 on; the first window must be after the current one.
+    let too_soon = signed(&net, &person, &evm_p, &account_p, 0);
+    let refused = net.oracles[0]
+        .record_link(&too_soon, now)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code(), "bad_link");
+    for (key, evm, account) in [
+        (&person, &evm_p, &account_p),
+        (&agent, &evm_a, &account_a),
+        (&idle, &evm_i, &account_i),
+    ] {
+        record(&net, &signed(&net, key, evm, account, 1), now);
+    }
+    // Window 1: the person and the agent are active, the third identity is not.
+    let now1 = net.start(1) + 1_000;
+    solve_one(&net, &person, 1, 0, now1, now1 + 1_000);
+    solve_one(&net, &agent, 1, 0, now1, now1 + 1_000);
+    let cert = certify(&net, 1);
+    assert_eq!(cert.summary.count, 2);
+    assert_ne!(cert.summary.links_root, hco_oracle::merkle::empty_root());
+
+    let verifier = LightVerifier::new(net.params.committee.clone(), net.params.quorum)
+        .unwrap()
+        .with_params(net.params.digest());
+    let member = &net.oracles[2];
+    let served = member
+        .link_proof(1, &AccountId::parse(&account_p).unwrap())
+        .unwrap()
+        .expect("a linked, active person");
+    assert_eq!(served.certificate, cert);
+    assert_eq!(served.link.identity, testing::identity_id(&person));
+    verifier
+        .verify_linked(
+            &cert,
+            &account_p,
+            &served.link.identity,
+            &served.link,
+            &served.proof,
+            Class::Human,
+        )
+        .unwrap();
+    // The agent's account is linked too, but not to a person.
+    let served = member
+        .link_proof(1, &AccountId::parse(&account_a).unwrap())
+        .unwrap()
+        .unwrap();
+    let refused = verifier
+        .verify_linked(
+            &cert,
+            &account_a,
+            &served.link.identity,
+            &served.link,
+            &served.proof,
+            Class::Human,
+        )
+        .unwrap_err();
+    assert_eq!(refused.code(), "wrong_class");
+    // An idle identity's link is not in the window, nor is an unlinked account.
+    for account in [&account_i, &unlinked] {
+        assert!(
+            member
+                .link_proof(1, &AccountId::parse(account).unwrap())
+                .unwrap()
+                .is_none()
+        );
+    }
+}
+
+#[test]
+fn later_choices_replace_earlier_ones_the_same_way_on_every_member() {
+    let net = Net::new(3);
+    let now = net.start(0) + 1_000;
+    let (first, second) = (testing::key(710), testing::key(711));
+    net.register(&first, Class::Human, now);
+    net.register(&second, Class::Human, now);
+    let (evm_x, account_x) = evm(11);
+    let (evm_y, account_y) = evm(12);
+    // Window 1: `first` links account x. From window 2, x's holder links x to `second`
+    // instead, and `first` links account y.
+    let statements = [
+        signed(&net, &first, &evm_x, &account_x, 1),
+        signed(&net, &second, &evm_x, &account_x, 2),
+        signed(&net, &first, &evm_y, &account_y, 2),
+    ];
+    // Each member hears them in another order.
+    for (i, o) in net.oracles.iter().enumerate() {
+        for k in 0..statements.len() {
+            let s = &statements[(k + i) % statements.len()];
+            assert_eq!(o.record_link(s, now).unwrap(), Ok(true));
+            assert_eq!(o.record_link(s, now).unwrap(), Ok(false));
+        }
+    }
+    let both_active = |t: u64| {
+        let at = net.start(t) + 1_000;
+        solve_one(&net, &first, t, 0, at, at + 1_000);
+        solve_one(&net, &second, t, 0, at, at + 1_000);
+        certify(&net, t)
+    };
+    let linked = |t: u64, account: &str| {
+        net.oracles[1]
+            .link_proof(t, &AccountId::parse(account).unwrap())
+            .unwrap()
+            .map(|p| p.link.identity)
+    };
+    // Each window's secret is committed to by the reveal two windows before: close window 0
+    // too, so that window 2 counts every member's acceptances.
+    certify(&net, 0);
+    both_active(1);
+    assert_eq!(linked(1, &account_x), Some(testing::identity_id(&first)));
+    assert_eq!(linked(1, &account_y), None);
+    both_active(2);
+    assert_eq!(linked(2, &account_x), Some(testing::identity_id(&second)));
+    assert_eq!(linked(2, &account_y), Some(testing::identity_id(&first)));
+}
+
+#[test]
+fn a_statement_for_another_network_or_with_a_bad_signature_is_refused() {
+    let net = Net::new(1);
+    let now = net.start(0) + 1_000;
+    let person = testing::key(720);
+    let o = &net.oracles[0];
+    let (evm_p, account) = evm(21);
+    let good = signed(&net, &person, &evm_p, &account, 1);
+    // Not registered yet.
+    assert_eq!(
+        o.record_link(&good, now).unwrap().unwrap_err().code(),
+        "unknown_identity"
+    );
+    net.register(&person, Class::Human, now);
+    let mut other_network = good.clone();
+    other_network.link.network = hco_oracle::Digest([9; 32]);
+    let mut forged = good.clone();
+    forged.account_sig.0[10] ^= 1;
+    let (other_evm, _) = evm(22);
+    let wrong_signer = {
+        let mut s = good.clone();
+        let again = signed(&net, &person, &other_evm, &account, 1);
+        s.account_sig = again.account_sig;
+        s
+    };
+    let far = signed(
+        &net,
+        &person,
+        &evm_p,
+        &account,
+        1 + hco_oracle::MAX_LINK_LEAD,
+    );
+    for (bad, why) in [
+        (&other_network, "network"),
+        (&forged, "forged"),
+        (&wrong_signer, "signer"),
+        (&far, "too far ahead"),
+    ] {
+        let refused = o.record_link(bad, now).unwrap().unwrap_err();
+        assert_eq!(refused.code(), "bad_link", "{why}: {refused}");
+    }
+    assert_eq!(o.record_link(&good, now).unwrap(), Ok(true));
+}
