@@ -3,6 +3,7 @@
 
 mod agent;
 pub mod http;
+mod link;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -98,6 +99,12 @@ pub enum ClientCommand {
         #[arg(long)]
         class: Option<Class>,
     },
+    /// Link an EVM account to the identity (from the next window on): `--print-text` prints
+    /// what the account's wallet signs, `--account-sig` hands the signature over.
+    Link(link::LinkArgs),
+    /// Check offline that an account was linked to an identity active as a class (human by
+    /// default) in a certified window: exit 0 and `valid: true`, or 2.
+    Linked(link::LinkedArgs),
 }
 
 /// Admission credentials.
@@ -157,6 +164,8 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             params,
             class,
         } => proof(&node, &id, window, params, class),
+        ClientCommand::Link(args) => link::link(args),
+        ClientCommand::Linked(args) => link::linked(args),
     }
 }
 

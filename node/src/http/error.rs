@@ -33,7 +33,7 @@ pub fn status_of(code: &str) -> StatusCode {
     }
     match code {
         "bad_request" => StatusCode::BAD_REQUEST,
-        "not_found" | "no_certificate" | "not_active" => StatusCode::NOT_FOUND,
+        "not_found" | "no_certificate" | "not_active" | "not_linked" => StatusCode::NOT_FOUND,
         "issuer_unreachable" | "overloaded" => StatusCode::SERVICE_UNAVAILABLE,
         "rate_limited" | "too_many_sessions" | "registration_quota" => {
             StatusCode::TOO_MANY_REQUESTS

@@ -17,7 +17,7 @@ use super::{ApiError, AppState};
 use crate::api::{ChallengeView, ProofView, VerdictView};
 use crate::network::protocol::ChallengeReply;
 
-type ApiResult<T> = Result<T, ApiError>;
+pub(super) type ApiResult<T> = Result<T, ApiError>;
 
 fn parse_id(s: &str) -> ApiResult<IdentityId> {
     s.parse()

@@ -9,6 +9,7 @@ mod error;
 pub mod fds;
 mod handlers;
 pub mod limits;
+mod links;
 mod openapi;
 mod page;
 #[cfg(test)]
@@ -106,6 +107,8 @@ pub fn router(state: AppState, max_body_bytes: usize, timeout: Duration, admin: 
         .route("/v1/windows/{t}/certificate", get(handlers::certificate))
         .route("/v1/windows/{t}/proofs/{id}", get(handlers::proof))
         .route("/v1/windows/{t}/reveals", get(handlers::reveals))
+        .route("/v1/windows/{t}/links/{account}", get(links::proof))
+        .route("/v1/links", post(links::record))
         .route("/v1/evidence", get(handlers::evidence))
         .route("/healthz", get(handlers::healthz))
         .route("/openapi.json", get(openapi::document))

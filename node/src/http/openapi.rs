@@ -25,6 +25,7 @@ pub const GATEWAY_CODES: &[&str] = &[
     "not_found",
     "no_certificate",
     "not_active",
+    "not_linked",
     "issuer_unreachable",
     "overloaded",
     "internal",
@@ -33,6 +34,7 @@ pub const GATEWAY_CODES: &[&str] = &[
 /// The document.
 pub fn spec() -> Value {
     let t = path_param("t", json!({ "type": "integer", "minimum": 0 }));
+    let t_links = t.clone();
     // Every code a client can see: the core's table, the agent game's and the gateway's own.
     let mut codes: Vec<&str> = hco_oracle::Reason::all_codes()
         .chain(hco_oracle::admission_game::GameError::CODES.iter().copied())
@@ -101,7 +103,7 @@ pub fn spec() -> Value {
         "200".into(),
         ok("accepted and durable at the issuer", "Verdict"),
     );
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Human Challenge Oracle node",
@@ -173,7 +175,33 @@ pub fn spec() -> Value {
                     "class": { "enum": ["human", "agent"], "description": "the class the identity was active as, committed to in the leaf BLAKE3(0x00 ‖ id ‖ class byte: 0 human, 1 agent); a verifier gating people must require human" },
                     "path": { "type": "object", "required": ["index", "leaf_count", "siblings"], "properties": { "index": { "type": "integer" }, "leaf_count": { "type": "integer" }, "siblings": { "type": "array", "items": hex(32) } } } } } } }
         } }
-    })
+    });
+    // Account links, added apart (one literal of the whole document passes `json!`'s
+    // recursion limit).
+    let links = json!({
+        "paths": {
+            "/v1/links": { "post": { "summary": "Link an EVM account to an identity from a later window on: the statement's text signed by the identity (ed25519) and by the account (EIP-191 personal_sign); gossiped to the committee", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedLink" } } } }, "responses": { "201": { "description": "recorded: {new, account, id, from_window}" }, "200": { "description": "already held" }, "404": error_response("unknown_identity"), "409": error_response("too_many_links"), "422": error_response("bad_link, wrong_window") } } },
+            "/v1/windows/{t}/links/{account}": { "get": { "summary": "The certificate of a window, an account's link in it and the membership proof of the identity it is linked to", "parameters": [t_links, path_param("account", json!({ "type": "string", "description": "CAIP-10, e.g. eip155:1:0x…" }))], "responses": { "200": ok("linked proof", "LinkedProof"), "400": error_response("malformed"), "404": error_response("not_linked") } } },
+        },
+        "schemas": {
+            "SignedLink": { "type": "object", "required": ["link", "identity_sig", "account_sig"], "properties": {
+                "link": { "type": "object", "required": ["network", "identity", "account", "from_window"], "description": "the text both keys sign: \"HCO account link v1\\nnetwork: {network}\\nidentity: {identity}\\naccount: {account}\\nfrom window: {from_window}\"", "properties": { "network": hex(32), "identity": hex(32), "account": { "type": "string", "description": "CAIP-10, canonical (lower-case address)" }, "from_window": { "type": "integer" } } },
+                "identity_sig": hex(64),
+                "account_sig": { "type": "string", "description": "65 bytes r ‖ s ‖ v, hex (0x optional)" } } },
+            "LinkedProof": { "type": "object", "required": ["certificate", "link", "proof"], "properties": {
+                "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
+                "link": { "type": "object", "required": ["account", "identity", "path"], "description": "the leaf BLAKE3(0x00 ‖ \"hco link leaf v1\" ‖ 0x00 ‖ account ‖ 0x00 ‖ identity) under links_root", "properties": { "account": { "type": "string" }, "identity": hex(32), "path": { "type": "object" } } },
+                "proof": { "type": "object", "description": "the identity's membership proof, as in Proof" } } }
+        }
+    });
+    for (section, into) in [("paths", "/paths"), ("schemas", "/components/schemas")] {
+        if let (Some(add), Some(Value::Object(map))) =
+            (links[section].as_object(), doc.pointer_mut(into))
+        {
+            map.extend(add.clone());
+        }
+    }
+    doc
 }
 
 /// `GET /openapi.json`

@@ -28,11 +28,13 @@ pub enum Topic {
     Evidence,
     /// Slot witnesses ([`hco_oracle::witness::SlotWitness`]); members only.
     Witness,
+    /// Account links ([`hco_oracle::link::SignedLink`]), one per message.
+    Link,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 8] = [
+    pub const ALL: [Topic; 9] = [
         Topic::Registry,
         Topic::RegistryBatch,
         Topic::Acceptance,
@@ -41,6 +43,7 @@ impl Topic {
         Topic::Passkey,
         Topic::Evidence,
         Topic::Witness,
+        Topic::Link,
     ];
 
     /// The gossipsub topic name.
@@ -54,6 +57,7 @@ impl Topic {
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
             Topic::Witness => "hco/witness/1",
+            Topic::Link => "hco/link/1",
         }
     }
 
@@ -68,6 +72,7 @@ impl Topic {
             Topic::Passkey => "passkey",
             Topic::Evidence => "evidence",
             Topic::Witness => "witness",
+            Topic::Link => "link",
         }
     }
 

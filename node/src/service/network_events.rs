@@ -148,6 +148,20 @@ impl Node {
                             Err(_) => Validation::Reject,
                         },
                     },
+                    Topic::Link => match codec::decode(&data, MAX_GOSSIP) {
+                        Err(_) => Validation::Reject,
+                        Ok(link) => match o.record_link(&link, now)? {
+                            Ok(_) => Validation::Accept,
+                            // Not yet registered here, its window already begun (gossip came
+                            // late), or at the identity's limit: not the sender's fault.
+                            Err(
+                                Reason::UnknownIdentity
+                                | Reason::WrongWindow { .. }
+                                | Reason::TooManyLinks { .. },
+                            ) => Validation::Ignore,
+                            Err(_) => Validation::Reject,
+                        },
+                    },
                     // Repeated every few seconds by its member (a small message): forwarded
                     // every time, so a member that joined late gets it through any path.
                     Topic::Witness => match codec::decode::<WitnessGossip>(&data, MAX_GOSSIP) {

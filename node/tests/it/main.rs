@@ -24,6 +24,7 @@ mod devnet;
 mod forwarding;
 mod gossip;
 mod limits;
+mod links;
 mod metrics_listener;
 mod observer_js;
 mod priority;

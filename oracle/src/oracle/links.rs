@@ -59,12 +59,13 @@ impl Oracle {
             Ok(t) => t,
             Err(reason) => return Ok(Err(reason)),
         };
+        // Not the statement's fault alone (gossip may bring it after its window began): a
+        // window refusal, not `bad_link`.
         if link.from_window <= current || link.from_window > current + MAX_LINK_LEAD {
-            return Ok(Err(Reason::BadLink(format!(
-                "from window {} must be after the current window {current} and at most \
-                 {MAX_LINK_LEAD} windows ahead",
-                link.from_window
-            ))));
+            return Ok(Err(Reason::WrongWindow {
+                t: link.from_window,
+                current,
+            }));
         }
         if !self.ledger.has_identity(&link.identity)? {
             return Ok(Err(Reason::UnknownIdentity));

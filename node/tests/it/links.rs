@@ -1,0 +1,134 @@
+//! Account links through a committee of real node processes and the CLI: `hco client link`
+//! records a statement the wallet signed, every member commits to it, and `hco client linked`
+//! checks offline that the account's identity was active as a person in the certified window.
+
+use std::time::Duration;
+
+use hco_oracle::account::{address_of, personal_message_hash};
+
+use crate::support::{Devnet, get, hco, hco_json, wait_until};
+
+/// An EVM wallet: its key and its account on chain 1.
+fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
+    let key = k256::ecdsa::SigningKey::from_slice(&[seed; 32]).unwrap();
+    let account = format!(
+        "eip155:1:0x{}",
+        hex::encode(address_of(key.verifying_key()))
+    );
+    (key, account)
+}
+
+/// The wallet's `personal_sign` of `text`, as hex.
+fn personal_sign(key: &k256::ecdsa::SigningKey, text: &str) -> String {
+    let (sig, recovery) = key.sign_prehash_recoverable(&personal_message_hash(text.as_bytes()));
+    let mut out = sig.to_bytes().to_vec();
+    out.push(27 + recovery.to_byte());
+    format!("0x{}", hex::encode(out))
+}
+
+/// A registered identity's key file.
+fn identity(net: &Devnet, name: &str, class: &str) -> String {
+    let key = net.dir.path().join(format!("{name}.key"));
+    assert!(
+        hco()
+            .args(["identity", "new", "--out"])
+            .arg(&key)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let key = key.to_str().unwrap().to_owned();
+    let (ok, v) = hco_json(&[
+        "client",
+        "register",
+        "--node",
+        &net.url(0),
+        "--key",
+        &key,
+        "--class",
+        class,
+    ]);
+    assert!(ok, "register: {v}");
+    key
+}
+
+/// Links `account` to the identity in `key` from window `from`, the wallet signing the text.
+fn link(net: &Devnet, key: &str, wallet: &k256::ecdsa::SigningKey, account: &str, from: u64) {
+    let from = from.to_string();
+    let args = [
+        "client",
+        "link",
+        "--node",
+        &net.url(0),
+        "--key",
+        key,
+        "--account",
+        account,
+        "--from-window",
+        &from,
+    ];
+    let out = hco().args(args).arg("--print-text").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let text = text.trim_end_matches('\n');
+    assert!(text.starts_with("HCO account link v1\n"), "{text}");
+    let sig = personal_sign(wallet, text);
+    let (ok, v) = hco_json(&[&args[..], &["--account-sig", &sig]].concat());
+    assert!(ok, "link: {v}");
+    assert_eq!(v["linked"], true, "{v}");
+}
+
+fn linked(net: &Devnet, node: usize, account: &str, t: u64) -> (bool, serde_json::Value) {
+    hco_json(&[
+        "client",
+        "linked",
+        "--node",
+        &net.url(node),
+        "--account",
+        account,
+        "--window",
+        &t.to_string(),
+    ])
+}
+
+#[test]
+fn devnet_a_linked_account_counts_only_for_a_person_active_in_the_certified_window() {
+    let net = Devnet::up(3, "8s", false);
+    let person = identity(&net, "person", "human");
+    let agent = identity(&net, "agent", "agent");
+    let (wallet_p, account_p) = wallet(31);
+    let (wallet_a, account_a) = wallet(32);
+    let (_, unlinked) = wallet(33);
+    let current = get(&net.url(0), "/v1/windows/current").unwrap()["t"]
+        .as_u64()
+        .unwrap();
+    let t = current + 2;
+    link(&net, &person, &wallet_p, &account_p, t);
+    link(&net, &agent, &wallet_a, &account_a, t);
+    // Both answer window t's step.
+    wait_until(Duration::from_secs(30), || {
+        get(&net.url(0), "/v1/windows/current").unwrap()["t"].as_u64() == Some(t)
+    });
+    for key in [&person, &agent] {
+        let (ok, v) = hco_json(&["client", "solve", "--node", &net.url(1), "--key", key]);
+        assert!(ok && v["verdict"] == "accepted" && v["window"] == t, "{v}");
+    }
+    // Once certified, any member serves the proofs; the light verifier decides.
+    wait_until(Duration::from_secs(40), || linked(&net, 2, &account_p, t).0);
+    let (_, v) = linked(&net, 2, &account_p, t);
+    assert_eq!(v["class"], "human", "{v}");
+    let (ok, v) = linked(&net, 1, &account_a, t);
+    assert!(!ok);
+    assert_eq!(v["code"], "wrong_class", "{v}");
+    let (ok, v) = linked(&net, 0, &unlinked, t);
+    assert!(!ok);
+    assert_eq!(v["code"], "not_linked", "{v}");
+    // The window before had no links in force.
+    let (ok, v) = linked(&net, 0, &account_p, t - 1);
+    assert!(!ok, "{v}");
+}
