@@ -27,7 +27,8 @@ export type VerifyErrorCode =
   | 'bad_identity_signature'
   | 'bad_account_signature'
   | 'wrong_network'
-  | 'link_not_in_window';
+  | 'link_not_in_window'
+  | 'not_linked';
 
 export const CODES: readonly VerifyErrorCode[];
 export const CLASSES: readonly IdentityClass[];
@@ -230,6 +231,35 @@ export function fetchAndVerify(
 export function isActiveHuman(
   nodeUrl: string,
   id: Bytes,
+  t: number | bigint,
+  verifierOpts: VerifierOptions & FetchOptions,
+): Promise<boolean>;
+
+/** What `fetchAndVerifyLinked` returns for an account linked to an active identity. */
+export interface Linked {
+  linked: true;
+  /** The account, canonical. */
+  account: string;
+  /** The identity it is linked to (hex). */
+  id: string;
+  class: IdentityClass;
+  window: number;
+}
+
+/** Fetches `GET {nodeUrl}/v1/windows/{window}/links/{account}` and checks it offline: the
+ * certificate, the link under `links_root`, the identity's membership as `class` (default
+ * "human"). Throws `not_linked` when the node has none. */
+export function fetchAndVerifyLinked(
+  nodeUrl: string,
+  account: string,
+  window: number | bigint,
+  options: VerifierOptions & FetchOptions & { class?: IdentityClass },
+): Promise<Linked>;
+
+/** Whether `account` was linked in window `t` to an identity active in it as a person. */
+export function wasActiveHuman(
+  nodeUrl: string,
+  account: string,
   t: number | bigint,
   verifierOpts: VerifierOptions & FetchOptions,
 ): Promise<boolean>;

@@ -44,6 +44,7 @@ export const CODES = Object.freeze([
   'bad_account_signature',
   'wrong_network',
   'link_not_in_window',
+  'not_linked',
 ]);
 
 /** The classes an identity is certified as, in leaf-byte order (0x00 human, 0x01 agent). */
@@ -697,6 +698,57 @@ export async function isActiveHuman(nodeUrl, id, t, verifierOpts = {}) {
     const noAnswer =
       ['fetch_failed', 'bad_quorum'].includes(e?.code) || (e?.code === 'malformed' && !e.details?.served);
     if (e instanceof VerifyError && !noAnswer) return false;
+    throw e;
+  }
+}
+
+/**
+ * Fetches `GET {nodeUrl}/v1/windows/{window}/links/{account}` from any node, cache or relayer
+ * and checks it offline against the pinned `committee` and `quorum` (and `params` when given):
+ * the certificate, the account's link under its `links_root` and the linked identity's
+ * membership as `class` (default "human"). Returns `{linked: true, account, id, class,
+ * window}`; throws a VerifyError: `not_linked` when the node has no certified link of the
+ * account to an active identity (404), `fetch_failed` when it cannot be reached or fails
+ * otherwise, and the verifier's codes when what it served does not verify.
+ */
+export async function fetchAndVerifyLinked(nodeUrl, account, window, options = {}) {
+  const { committee, quorum, params, class: cls = 'human', fetch: fetchImpl = globalThis.fetch } = options;
+  if (!CLASSES.includes(cls)) fail('malformed', `class: expected "human" or "agent", got ${JSON.stringify(cls)}`);
+  const verifier = new LightVerifier({ committee, quorum, params });
+  const canonical = parseAccount(account).canonical;
+  const t = u64(window, 'window');
+  const url = `${base(nodeUrl)}/v1/windows/${t}/links/${canonical}`;
+  const r = await getJson(url, fetchImpl);
+  if (r.status === 404) {
+    fail('not_linked', r.body?.message ?? `no certified link of ${canonical} in window ${t}`, { url });
+  }
+  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
+  try {
+    const b = object(r.body, 'linked proof response');
+    const link = object(b.link, 'link');
+    verifier.verifyLinked(b.certificate, canonical, link.identity, link, b.proof, cls, { window: t });
+    return { linked: true, account: canonical, id: toHex(bytesOf(link.identity, 32, 'identity')), class: cls, window: Number(t) };
+  } catch (e) {
+    if (e instanceof VerifyError && e.code === 'malformed') e.details = { ...e.details, served: true, url };
+    throw e;
+  }
+}
+
+/**
+ * Whether `account` (CAIP-10, e.g. `eip155:1:0x…`) was linked in window `t` to an identity
+ * active in it as a person: one vote per active person, counted by account. False when the node
+ * has no such link or what it serves does not verify; throws when the node cannot be reached
+ * or the options are wrong (`bad_quorum`, `malformed`, or an account that does not parse).
+ */
+export async function wasActiveHuman(nodeUrl, account, t, verifierOpts = {}) {
+  try {
+    await fetchAndVerifyLinked(nodeUrl, account, t, { ...verifierOpts, class: 'human' });
+    return true;
+  } catch (e) {
+    const callers =
+      ['fetch_failed', 'bad_quorum', 'malformed_account', 'unsupported_namespace', 'bad_checksum'].includes(e?.code) ||
+      (e?.code === 'malformed' && !e.details?.served);
+    if (e instanceof VerifyError && !callers) return false;
     throw e;
   }
 }
