@@ -45,7 +45,8 @@ const TOPICS = [
   'hco/acceptance/1',
   'hco/summary/1',
   'hco/reveal/1',
-  'hco/witness/1'
+  'hco/witness/1',
+  'hco/link/1'
 ]
 // The size of a ping payload (the ping spec): each 32 bytes echoed is one ping answered.
 const PING_LENGTH = 32
