@@ -114,18 +114,56 @@ pub fn run(cmd: DevnetCommand) -> anyhow::Result<()> {
     }
 }
 
-/// `n` distinct free ports: all are held open until every one is chosen, so the kernel cannot
-/// hand out the same port twice (released ones could be reused at once).
+/// `n` distinct free ports on 127.0.0.1, all held open until every one is chosen.
+///
+/// They are drawn below the kernel's ephemeral range where it says what that is (Linux:
+/// `net.ipv4.ip_local_port_range`), so that between their release here and the node binding
+/// them the kernel does not give one to another process's outgoing connection or `bind(0)`:
+/// with other programs on the machine making loopback connections (other devnets, a browser),
+/// a port chosen by `bind(0)` and released was seen taken before the node could bind it.
+/// Elsewhere, the kernel's choice (`bind(0)`).
 pub fn distinct_ports(n: usize) -> anyhow::Result<Vec<u16>> {
-    let held: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<_, _>>()?;
+    let mut held: Vec<TcpListener> = Vec::with_capacity(n);
+    if let Some((low, high)) = quiet_ports() {
+        // A random start (std's per-process hash keys), never zero.
+        let mut state = {
+            use std::hash::{BuildHasher, Hasher};
+            std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish()
+                | 1
+        };
+        for _ in 0..64 * n.max(1) {
+            if held.len() == n {
+                break;
+            }
+            // xorshift64: an even spread over the range is all this needs.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let port = low + (state % u64::from(high - low)) as u16;
+            if let Ok(l) = TcpListener::bind(("127.0.0.1", port)) {
+                held.push(l);
+            }
+        }
+    }
+    while held.len() < n {
+        held.push(TcpListener::bind("127.0.0.1:0")?);
+    }
     held.iter().map(|l| Ok(l.local_addr()?.port())).collect()
 }
 
-/// A free TCP port on 127.0.0.1 (bound and released).
+/// Ports below the ephemeral range, `10000..low`, when the kernel says where that range
+/// starts and leaves at least a thousand below it.
+fn quiet_ports() -> Option<(u16, u16)> {
+    let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    let low: u16 = range.split_whitespace().next()?.parse().ok()?;
+    (low >= 11_000).then_some((10_000, low))
+}
+
+/// A free TCP port on 127.0.0.1 (see [`distinct_ports`]).
 pub fn free_port() -> anyhow::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(distinct_ports(1)?[0])
 }
 
 /// Writes configs for `n` nodes into `dir` and starts them.

@@ -254,34 +254,43 @@ impl Single {
     /// section's `listen`, so bare keys there are gateway settings).
     pub fn start(extra: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        // Both held until both are chosen, so the two ports differ.
-        let held: Vec<std::net::TcpListener> = (0..2)
-            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-            .collect();
-        let port = |i: usize| held[i].local_addr().unwrap().port();
-        let (http, metrics) = (port(0), port(1));
-        drop(held);
+        // The node binds ports the kernel picks and says which in `ledger/node.json`: a port
+        // chosen here and released could be taken by another test's connection meanwhile.
         let config = format!(
             "[node]\nkey_file = \"node.key\"\ndata_dir = \"ledger\"\n\
-             [metrics]\nlisten = \"127.0.0.1:{metrics}\"\n\
-             [http]\nlisten = \"127.0.0.1:{http}\"\n{extra}\n"
+             [metrics]\nlisten = \"127.0.0.1:0\"\n\
+             [http]\nlisten = \"127.0.0.1:0\"\n{extra}\n"
         );
         let path = dir.path().join("node.toml");
         std::fs::write(&path, config).unwrap();
         let pid = spawn_node(&path, &dir.path().join("node.log"));
-        let url = format!("http://127.0.0.1:{http}");
         let start = std::time::Instant::now();
+        let give_up = |what: &str| -> ! {
+            let log = std::fs::read_to_string(dir.path().join("node.log")).unwrap_or_default();
+            panic!("the node {what} in 20 s; its log:\n{log}");
+        };
+        let announced = loop {
+            let read = std::fs::read(dir.path().join("ledger/node.json")).ok();
+            if let Some(v) = read.and_then(|b| serde_json::from_slice::<Value>(&b).ok()) {
+                break v;
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                give_up("did not announce its addresses");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let url = announced["http"].as_str().unwrap().to_owned();
+        let metrics_url = announced["metrics"].as_str().unwrap().to_owned();
         while get(&url, "/healthz").is_none() {
             if start.elapsed() > Duration::from_secs(20) {
-                let log = std::fs::read_to_string(dir.path().join("node.log")).unwrap_or_default();
-                panic!("the node did not become healthy in 20 s; its log:\n{log}");
+                give_up("did not become healthy");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         Self {
             dir,
             url,
-            metrics_url: format!("http://127.0.0.1:{metrics}"),
+            metrics_url,
             pid,
         }
     }
