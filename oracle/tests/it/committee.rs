@@ -3,29 +3,11 @@
 
 use hco_challenges::Class;
 use hco_oracle::{
-    Acceptance, LightVerifier, Response, SealedAcceptance, SignedRequest, SignedReveal, Status,
-    VERSION, Violation, seal_batch, testing,
+    Acceptance, LightVerifier, Response, SignedRequest, SignedReveal, Status, VERSION, Violation,
+    seal_batch, testing,
 };
 
 use crate::support::{Net, solve, solve_one};
-
-fn spread(net: &Net, t: u64) {
-    let all: Vec<SealedAcceptance> = net
-        .oracles
-        .iter()
-        .flat_map(|o| {
-            o.ledger()
-                .acceptances(t)
-                .map(Result::unwrap)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    for o in &net.oracles {
-        o.record_remote(&all, crate::support::at_once(&all))
-            .unwrap()
-            .unwrap();
-    }
-}
 
 #[test]
 fn window_to_certificate_to_offline_proof_to_audit() {
@@ -42,7 +24,7 @@ fn window_to_certificate_to_offline_proof_to_audit() {
     for k in agents.iter().chain(&humans).take(12) {
         solve_one(&net, k, 0, 0, now, now + 2_000);
     }
-    spread(&net, 0);
+    net.share_acceptances(0);
     for o in &net.oracles {
         let active = o.active_set(0).unwrap();
         assert_eq!(active.len(), 12);

@@ -6,7 +6,7 @@ use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
 use hco_oracle::account::{AccountId, address_of, personal_message_hash};
 use hco_oracle::link::{AccountLink, SignedLink};
-use hco_oracle::{AccountSig, LightVerifier, SignedReveal, WindowCertificate, testing};
+use hco_oracle::{AccountSig, LightVerifier, WindowCertificate, testing};
 
 use crate::support::{Net, solve_one};
 
@@ -54,32 +54,8 @@ fn record(net: &Net, link: &SignedLink, now: u64) {
 /// Closes window `t` on every member (acceptances shared, secrets revealed, summaries
 /// exchanged) and returns its certificate.
 fn certify(net: &Net, t: u64) -> WindowCertificate {
-    let all: Vec<_> = net
-        .oracles
-        .iter()
-        .flat_map(|o| {
-            o.ledger()
-                .acceptances(t)
-                .map(Result::unwrap)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    for o in &net.oracles {
-        o.record_remote(&all, crate::support::at_once(&all))
-            .unwrap()
-            .unwrap();
-    }
-    let closed = net.params.closes_at(t);
-    let reveals: Vec<SignedReveal> = net
-        .oracles
-        .iter()
-        .map(|o| o.reveal(t, closed).unwrap().unwrap())
-        .collect();
-    for o in &net.oracles {
-        for r in &reveals {
-            o.add_reveal(r, closed).unwrap().unwrap();
-        }
-    }
+    net.share_acceptances(t);
+    let closed = net.reveal_all(t);
     let summaries: Vec<_> = net
         .oracles
         .iter()

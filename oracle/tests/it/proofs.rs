@@ -3,7 +3,7 @@
 //! reconciliation completes its set, though it summarized the short set first.
 
 use hco_challenges::Class;
-use hco_oracle::{LightVerifier, SealedAcceptance, SignedReveal, testing};
+use hco_oracle::{LightVerifier, SealedAcceptance, testing};
 
 use crate::support::{Net, solve_one};
 
@@ -47,17 +47,7 @@ fn a_member_short_of_the_certified_set_serves_proofs_once_it_catches_up() {
             .unwrap()
             .unwrap();
     }
-    let closed = net.params.closes_at(0);
-    let reveals: Vec<SignedReveal> = net
-        .oracles
-        .iter()
-        .map(|o| o.reveal(0, closed).unwrap().unwrap())
-        .collect();
-    for o in &net.oracles {
-        for r in &reveals {
-            o.add_reveal(r, closed).unwrap().unwrap();
-        }
-    }
+    let closed = net.reveal_all(0);
     let summaries: Vec<_> = net
         .oracles
         .iter()

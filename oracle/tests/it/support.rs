@@ -52,6 +52,40 @@ impl Net {
     pub fn start(&self, t: u64) -> u64 {
         self.params.window_start(t)
     }
+
+    /// Every member records every member's acceptances of window `t`, as gossip would.
+    pub fn share_acceptances(&self, t: u64) {
+        let all: Vec<hco_oracle::SealedAcceptance> = self
+            .oracles
+            .iter()
+            .flat_map(|o| {
+                o.ledger()
+                    .acceptances(t)
+                    .map(Result::unwrap)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for o in &self.oracles {
+            o.record_remote(&all, at_once(&all)).unwrap().unwrap();
+        }
+    }
+
+    /// Every member reveals its secret of window `t` when it closes and records everyone's;
+    /// returns that moment.
+    pub fn reveal_all(&self, t: u64) -> u64 {
+        let closed = self.params.closes_at(t);
+        let reveals: Vec<_> = self
+            .oracles
+            .iter()
+            .map(|o| o.reveal(t, closed).unwrap().unwrap())
+            .collect();
+        for o in &self.oracles {
+            for r in &reveals {
+                o.add_reveal(r, closed).unwrap().unwrap();
+            }
+        }
+        closed
+    }
 }
 
 /// Node `key` under `params` over the ledger in `dir`, opened anew at each call (a restart).
