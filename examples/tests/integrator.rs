@@ -57,7 +57,7 @@ fn verify_membership_accepts_a_real_proof_and_refuses_tampering() {
         .collect();
     for o in &oracles {
         for r in &reveals {
-            o.add_reveal(r, closed).unwrap().unwrap();
+            o.hear_reveal(r, closed).unwrap().unwrap();
         }
     }
     let summaries: Vec<_> = oracles

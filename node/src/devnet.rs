@@ -227,6 +227,8 @@ pub fn up_with(
         grace: (window / 3).max(Duration::from_secs(3)),
         committee: committee.clone(),
         rotate_issuers: shape.rotate_issuers,
+        // Loopback: a relayed reveal arrives in milliseconds.
+        relay_round: Duration::from_secs(1),
         development: true, // agents run on proof_of_work alone
         ..Default::default()
     };

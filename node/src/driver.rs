@@ -86,10 +86,22 @@ async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &Cancellat
     }
 }
 
-/// Reconciles window `t` with every reachable committee member, then summarizes and reveals.
-/// When no member answers although some are connected (a node that just started), it retries a
-/// few times first: a summary signed from a partial view cannot be taken back.
+/// Reveals window `t`, reconciles it with every reachable committee member, waits until the
+/// committee's reveals are decided (hco_oracle::relay), then summarizes. When no member answers
+/// although some are connected (a node that just started), reconciliation is retried a few
+/// times first: a summary signed from a partial view cannot be taken back.
 async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &CancellationToken) {
+    // The reveal first: it must be heard by the first deadline, three relay rounds after the
+    // window closes, and reconciliation can take a while.
+    let oracle = node.oracle.clone();
+    let now = node.now();
+    if node.faults().withholds_reveal(t) {
+        tracing::warn!(t, "unsafe byzantine: withholding this window's reveal");
+    } else if let Ok(Ok(Ok(reveal))) =
+        tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await
+    {
+        node.net.publish(Topic::Reveal, codec::encode(&reveal));
+    }
     let (mut fetched, mut answered) = sync::pull_acceptances(node, t).await;
     for _ in 0..RECONCILE_RETRIES {
         if answered > 0 || node.other_members().is_empty() || shutdown.is_cancelled() {
@@ -98,26 +110,20 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         tokio::time::sleep(Duration::from_millis(500)).await;
         (fetched, answered) = sync::pull_acceptances(node, t).await;
     }
-    let now = node.now();
-    // Reveal first, and give the committee's reveals a bounded time to arrive: the summary
-    // leaves out the acceptances of members that did not reveal or fail the audit.
-    let oracle = node.oracle.clone();
-    if node.faults().withholds_reveal(t) {
-        tracing::warn!(t, "unsafe byzantine: withholding this window's reveal");
-    } else if let Ok(Ok(Ok(reveal))) =
-        tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await
-    {
-        node.net.publish(Topic::Reveal, codec::encode(&reveal));
-    }
     wait_for_reveals(node, t, shutdown).await;
-    // Reveals gossiped while this node was away (this window's, and the commitments made
-    // `L` windows before) come by request.
+    // Reveals still missing count no more, but a node catching up on a window it was not
+    // running for summarizes from those it holds (hco_oracle's `decide_excluded`).
+    if !sync::all_reveals_count(node, t).await {
+        sync::pull_reveals(node, t).await;
+    }
+    // The commitments made `L` windows before, for a node that was away then.
     let lead = hco_oracle::secret::commit_lead(node.oracle.params());
-    for window in [Some(t), t.checked_sub(lead)].into_iter().flatten() {
-        sync::pull_reveals(node, window).await;
+    if let Some(before) = t.checked_sub(lead) {
+        sync::pull_reveals(node, before).await;
     }
     let summary = {
         let oracle = node.oracle.clone();
+        let now = node.now();
         tokio::task::spawn_blocking(move || oracle.summarize(t, now)).await
     };
     audited(node, t).await;
@@ -137,18 +143,24 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     prune(node, t, retention).await;
 }
 
-/// How long a closing window waits for the committee's reveals before it is summarized.
-const REVEAL_WAIT: Duration = Duration::from_secs(3);
-
-/// Waits until every committee member's reveal of `t` is held, [`REVEAL_WAIT`] passes, or
-/// shutdown.
+/// Waits until every member's reveal of `t` counts here or the reveals are decided
+/// (`reveals_decided_at`, by this node's clock), or shutdown. Reveals come by gossip; those a
+/// member missed it pulls, with their receipts, once the first deadline is near and again each
+/// relay round while some are missing.
 async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken) {
-    let members = node.oracle.params().committee.len();
-    let deadline = tokio::time::Instant::now() + REVEAL_WAIT;
+    let params = node.oracle.params().clone();
+    let decided_at = params.reveals_decided_at(t);
+    let mut next_pull = params
+        .reveal_deadline(t, 1)
+        .saturating_sub(params.relay_round_ms);
     loop {
-        let held = sync::reveals_held(node, t).await;
-        if held >= members || tokio::time::Instant::now() >= deadline {
+        if sync::all_reveals_count(node, t).await || node.now() >= decided_at {
             return;
+        }
+        if node.now() >= next_pull {
+            sync::pull_reveals(node, t).await;
+            next_pull = node.now() + params.relay_round_ms;
+            continue;
         }
         tokio::select! {
             _ = shutdown.cancelled() => return,

@@ -66,6 +66,7 @@ mod params;
 pub mod policy;
 mod reason;
 pub mod register_pow;
+pub mod relay;
 mod reveal;
 mod seal;
 pub mod secret;
@@ -103,6 +104,7 @@ pub use params::{
 };
 pub use policy::{ClassPolicies, Step, WindowPolicy};
 pub use reason::Reason;
+pub use relay::{Receipt, RelayedReveal};
 pub use seal::{BatchSeal, SealedAcceptance, seal_batch};
 pub use secret::derive_challenge;
 pub use try_status::TryStatus;

@@ -313,6 +313,9 @@ pub enum Reason {
     /// touch prompt: ask again in a moment (members publish theirs when the slot opens).
     #[error("no other member's witness of this slot has arrived yet; ask again shortly")]
     NoSlotWitness,
+    /// A relayed reveal whose receipts do not check (see [`crate::relay`]).
+    #[error("a receipt of the relayed reveal does not check: {0}")]
+    BadReceipt(String),
     /// A prompt acceptance that reached this member later than its slot's end plus the
     /// family's deadline, the clock skew and the gossip allowance (see [`crate::witness`]).
     #[error(
@@ -404,6 +407,7 @@ reason_table! {
     Reason::BadWitness(_) => "bad_witness", 422;
     Reason::NoSlotWitness => "no_slot_witness", 425;
     Reason::LateAcceptance { .. } => "late_acceptance", 422;
+    Reason::BadReceipt(_) => "bad_receipt", 422;
     Reason::BadLink(_) => "bad_link", 422;
     Reason::TooManyLinks { .. } => "too_many_links", 409;
 }
@@ -544,6 +548,7 @@ mod tests {
             Reason::BadWitness(String::new()),
             Reason::NoSlotWitness,
             Reason::LateAcceptance { at: 2, latest: 1 },
+            Reason::BadReceipt(String::new()),
             Reason::BadLink(String::new()),
             Reason::TooManyLinks { max: 8 },
         ]

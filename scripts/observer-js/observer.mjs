@@ -44,7 +44,7 @@ const TOPICS = [
   'hco/evidence/1',
   'hco/acceptance/1',
   'hco/summary/1',
-  'hco/reveal/1',
+  'hco/reveal/2',
   'hco/witness/1',
   'hco/link/1'
 ]

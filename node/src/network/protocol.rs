@@ -3,8 +3,8 @@
 //! size limits set on the codec.
 
 use hco_oracle::{
-    IdentityId, Prompt, Response, SealedAcceptance, SignedChallenge, SignedEnrolment,
-    SignedRegister, SignedRequest, SignedReveal, TryStatus, WindowCertificate,
+    IdentityId, Prompt, RelayedReveal, Response, SealedAcceptance, SignedChallenge,
+    SignedEnrolment, SignedRegister, SignedRequest, TryStatus, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +53,7 @@ impl Topic {
             Topic::RegistryBatch => "hco/registry-batch/1",
             Topic::Acceptance => "hco/acceptance/1",
             Topic::Summary => "hco/summary/1",
-            Topic::Reveal => "hco/reveal/1",
+            Topic::Reveal => "hco/reveal/2",
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
             Topic::Witness => "hco/witness/1",
@@ -161,7 +161,7 @@ pub enum ChallengeReply {
     Rejected(Rejection),
 }
 
-/// `/hco/reconcile/1`: a window's acceptances and the registry between nodes.
+/// `/hco/reconcile/2`: a window's acceptances and the registry between nodes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileRpc {
     /// The `(id, j)` accepted in window `t` after `after`, in order.
@@ -187,7 +187,7 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_FETCH`]).
         limit: u32,
     },
-    /// The reveals of window `t` held (at most one per committee member).
+    /// The reveals of window `t` held (at most one per committee member), with receipts.
     Reveals {
         /// Window.
         t: u64,
@@ -201,7 +201,7 @@ pub enum ReconcileRpc {
     },
 }
 
-/// Replies on `/hco/reconcile/1`.
+/// Replies on `/hco/reconcile/2`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileReply {
     /// Accepted keys of the window, in order, after the request's `after`.
@@ -219,8 +219,9 @@ pub enum ReconcileReply {
     Identities(Vec<SignedRegister>),
     /// Passkey enrolments with their credential ids.
     Passkeys(Vec<(SignedEnrolment, Vec<u8>)>),
-    /// Reveals of a window.
-    Reveals(Vec<SignedReveal>),
+    /// Reveals of a window, as the replying node holds them: those that count there with their
+    /// receipts (see `hco_oracle::relay`), the others bare.
+    Reveals(Vec<RelayedReveal>),
     /// A rejection.
     Rejected(Rejection),
 }

@@ -76,9 +76,10 @@ impl Node {
         }
         let now = self.now();
         let data = data.to_vec();
-        let (clock, delay_metric) = (
+        let (clock, delay_metric, net) = (
             self.clock.clone(),
             self.metrics.gossip_acceptance_delay.clone(),
+            self.net.clone(),
         );
         let verdict = self
             .blocking(move |o| -> Result<Validation, hco_oracle::LedgerError> {
@@ -140,10 +141,17 @@ impl Node {
                             Err(_) => Validation::Reject,
                         },
                     },
+                    // A reveal that counts here with at most f signers goes on with this
+                    // node's receipt (hco_oracle::relay), as a message of its own.
                     Topic::Reveal => match codec::decode(&data, MAX_GOSSIP) {
                         Err(_) => Validation::Reject,
-                        Ok(reveal) => match o.add_reveal(&reveal, now)? {
-                            Ok(()) => Validation::Accept,
+                        Ok(relayed) => match o.hear_reveal(&relayed, now)? {
+                            Ok(relay) => {
+                                if let Some(relay) = relay {
+                                    net.publish(Topic::Reveal, codec::encode(&relay));
+                                }
+                                Validation::Accept
+                            }
                             Err(Reason::WindowNotClosed { .. }) => Validation::Ignore,
                             Err(_) => Validation::Reject,
                         },

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use hco_challenges::Class;
-use hco_oracle::{Clock, Digest, Evidence, SignedRegister, SignedReveal, codec, testing};
+use hco_oracle::{
+    Clock, Digest, Evidence, RelayedReveal, SignedRegister, SignedReveal, codec, testing,
+};
 
 use crate::metrics::EvidenceLabel;
 use crate::network::protocol::Topic;
@@ -23,7 +25,7 @@ async fn evidence_arriving_after_the_window_is_summarized_is_kept_and_counted() 
     let late = net.nodes[1].clone();
     tokio::task::spawn_blocking(move || {
         let reveal = first.oracle.reveal(t, now).unwrap().unwrap();
-        late.oracle.add_reveal(&reveal, now).unwrap().unwrap();
+        late.oracle.hear_reveal(&reveal, now).unwrap().unwrap();
         late.oracle.summarize(t, now).unwrap().unwrap();
         assert!(late.oracle.ledger().excluded(t).unwrap().is_some());
     })
@@ -42,9 +44,10 @@ async fn evidence_arriving_after_the_window_is_summarized_is_kept_and_counted() 
 
     // Member 0 gossips a second, different reveal of the summarized window.
     let second = SignedReveal::new(&testing::key(1), t, Digest([9; 32]), Digest([9; 32]));
-    net.nodes[0]
-        .net
-        .publish(Topic::Reveal, codec::encode(&second));
+    net.nodes[0].net.publish(
+        Topic::Reveal,
+        codec::encode(&RelayedReveal::direct(second.clone())),
+    );
     for _ in 0..100 {
         if counted() > 0 {
             break;

@@ -273,7 +273,7 @@ fn observer_js_stays_connected_answers_pings_and_reads_registrations() {
         "hco/registry-batch/1",
         "hco/acceptance/1",
         "hco/summary/1",
-        "hco/reveal/1",
+        "hco/reveal/2",
         "hco/passkey/1",
         "hco/evidence/1",
         "hco/witness/1",

@@ -13,6 +13,7 @@
 //! | `summaries` | `t ‖ node` | [`SignedSummary`] |
 //! | `certs` | `t` | [`WindowCertificate`] (the first held is kept) |
 //! | `reveals` | `t ‖ node` | [`SignedReveal`] (the first held is kept) |
+//! | `counted_reveals` | `t ‖ node` | the [`crate::RelayedReveal`] that made the member's reveal count here (see `counted`) |
 //! | `evidence` | `t ‖ node ‖ digest` | [`crate::Evidence`] against that member in window `t` |
 //! | `excluded` | `t` | the members whose acceptances of `t` were left out when `t` was summarized |
 //! | `narrative_sets` | set id | the window that first used the narrative set (never pruned) |
@@ -25,6 +26,7 @@
 
 mod compact;
 mod conflicts;
+mod counted;
 mod evidence;
 mod first_write;
 mod group_commit;
@@ -168,6 +170,7 @@ pub struct Ledger {
     summaries: sled::Tree,
     certs: sled::Tree,
     reveals: sled::Tree,
+    counted_reveals: sled::Tree,
     evidence: sled::Tree,
     excluded: sled::Tree,
     narrative_sets: sled::Tree,
@@ -233,6 +236,7 @@ impl Ledger {
             summaries: db.open_tree("summaries")?,
             certs: db.open_tree("certs")?,
             reveals: db.open_tree("reveals")?,
+            counted_reveals: db.open_tree("counted_reveals")?,
             evidence: db.open_tree("evidence")?,
             excluded: db.open_tree("excluded")?,
             narrative_sets: db.open_tree("narrative_sets")?,
@@ -720,6 +724,7 @@ impl Ledger {
             &self.summaries,
             &self.certs,
             &self.reveals,
+            &self.counted_reveals,
             &self.excluded,
         ] {
             // Key by key (see `one_by_one`); sled's iterator resumes after its last key.

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use crate::audit::{AuditReport, SignedReveal, audit_window};
+use crate::audit::{AuditReport, audit_window};
 use crate::certificate::{
     ActiveSet, MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
@@ -21,7 +21,7 @@ use super::{Oracle, Outcome};
 const AUDIT_CHUNK: usize = 4096;
 
 impl Oracle {
-    fn check_closed(&self, t: u64, now: Timestamp) -> Result<(), Reason> {
+    pub(super) fn check_closed(&self, t: u64, now: Timestamp) -> Result<(), Reason> {
         let closes_at = self.params.closes_at(t);
         if now < closes_at {
             Err(Reason::WindowNotClosed { t, closes_at })
@@ -47,7 +47,7 @@ impl Oracle {
         {
             return Ok(Ok(mine));
         }
-        self.record_reveal(&self.own_reveal(t))?;
+        self.count_own_reveal(t)?;
         // One pass over the window: the acceptances other members issued are audited (this
         // node's own passed its own verification) a chunk at a time, and what the active set
         // needs of every acceptance is kept, to count once the members left out are known.
@@ -83,8 +83,11 @@ impl Oracle {
             self.ledger.make_durable()?;
         }
         counted.retain(|c| !unsealed.contains(&c.key()));
-        let excluded = self.excluded_members(t)?;
-        self.ledger.put_excluded(t, &excluded)?;
+        // A node summarizing a window more than a window after its reveals were decided was
+        // not running when they were heard (see `decide_excluded`).
+        let catching_up = now > self.params.reveals_decided_at(t) + self.params.window_ms;
+        let excluded = self.decide_excluded(t, catching_up)?;
+        let excluded = self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;
         let (summary, set) = self.summary_of(t, active)?;
         self.keep_proof_set(t, set)?;
@@ -197,31 +200,6 @@ impl Oracle {
     fn keep_proof_set(&self, t: u64, set: Arc<ActiveSet>) -> Result<(), LedgerError> {
         *self.proof_set.lock().map_err(|_| LedgerError::Poisoned)? = Some((t, set));
         Ok(())
-    }
-
-    /// Publishes this node's secret of closed window `t`.
-    pub fn reveal(&self, t: u64, now: Timestamp) -> Outcome<SignedReveal> {
-        if let Err(reason) = self.check_closed(t, now) {
-            return Ok(Err(reason));
-        }
-        let reveal = self.own_reveal(t);
-        self.record_reveal(&reveal)?;
-        self.ledger.make_durable()?;
-        Ok(Ok(reveal))
-    }
-
-    /// Records a peer's reveal, refusing one for a window not yet closed at `now`. A second,
-    /// different reveal of the window, or one not opening the member's commitment, is kept as
-    /// evidence (and the reveal still accepted: it is the member's own signed message).
-    pub fn add_reveal(&self, reveal: &SignedReveal, now: Timestamp) -> Outcome<()> {
-        if let Err(reason) = reveal
-            .check(&self.params)
-            .and_then(|()| self.check_closed(reveal.reveal.t, now))
-        {
-            return Ok(Err(reason));
-        }
-        self.record_reveal(reveal)?;
-        Ok(Ok(()))
     }
 
     /// Audits every acceptance of window `t` this node holds against the reveals it holds;

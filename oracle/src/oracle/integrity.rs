@@ -2,9 +2,10 @@
 //! equivocations and audit findings kept as [`Evidence`], and the members whose acceptances
 //! of a window are left out of its certified active set.
 //!
-//! A member's acceptances of `t` count only if it revealed `w_t`, the reveal opens the
-//! commitment of its reveal of `t − L` (genesis windows `t < L` excepted, see
-//! [`crate::secret`]), and no evidence against it concerns `t`. The list is fixed when this
+//! A member's acceptances of `t` count only if its reveal of `w_t` counts (heard in time, by
+//! the relay rule of [`crate::relay`]), the reveal opens the commitment of its reveal of
+//! `t − L` (genesis windows `t < L` excepted, see [`crate::secret`]), and no evidence against it
+//! concerns `t`. The list is fixed when this
 //! node summarizes `t` (stored in the ledger), so the window's active set never changes after.
 
 use crate::audit::SignedReveal;
@@ -181,20 +182,46 @@ impl Oracle {
         Ok(Ok(!self.keep_evidence(vec![e.clone()])?.is_empty()))
     }
 
-    /// The members whose acceptances of closed window `t` are left out: those that did not
-    /// reveal `t` (this node counts as revealed), those whose reveal has no commitment to open
-    /// outside the genesis windows, and those with evidence concerning `t`.
+    /// The members whose acceptances of closed window `t` are left out: as fixed when this node
+    /// summarized `t`, or as they would be now (see [`Oracle::decide_excluded`]).
     pub fn excluded_members(&self, t: u64) -> Result<Vec<NodeId>, LedgerError> {
+        match self.ledger.excluded(t)? {
+            Some(fixed) => Ok(fixed),
+            None => self.decide_excluded(t, false),
+        }
+    }
+
+    /// The members left out of `t`: those whose reveal of `t` does not count here (this node's
+    /// own always does), those whose reveal of `t − L` does not (genesis windows excepted), and
+    /// those with evidence concerning `t`. Reveals count by the relay rule ([`crate::relay`]), so
+    /// every honest member summarizing on time leaves out the same members whoever sent what
+    /// when. A node `catching_up` on a window it was not running for heard no reveal in time:
+    /// it takes the reveals it holds (its summary may then differ, as any late view may); for
+    /// `t − L`, a node that never summarized it does the same.
+    pub(super) fn decide_excluded(
+        &self,
+        t: u64,
+        catching_up: bool,
+    ) -> Result<Vec<NodeId>, LedgerError> {
         let evidence = self.ledger.evidence(t)?;
-        let lead = commit_lead(&self.params);
+        let before = t.checked_sub(commit_lead(&self.params));
+        let before_unsummarized = match before {
+            Some(b) => self.ledger.excluded(b)?.is_none(),
+            None => false,
+        };
         let mut out = Vec::new();
         for member in &self.params.committee {
             let own = *member == self.node;
-            let revealed = own || self.checked_reveal(t, member)?;
+            let revealed = own
+                || self.ledger.reveal_counts(t, member)?
+                || (catching_up && self.checked_reveal(t, member)?);
             let committed = own
-                || match t.checked_sub(lead) {
+                || match before {
                     None => true,
-                    Some(before) => self.checked_reveal(before, member)?,
+                    Some(b) => {
+                        self.ledger.reveal_counts(b, member)?
+                            || (before_unsummarized && self.checked_reveal(b, member)?)
+                    }
                 };
             let accused = evidence
                 .iter()

@@ -16,6 +16,7 @@ mod links;
 mod live;
 mod remote;
 mod request;
+mod reveals;
 mod stage;
 mod tries;
 mod verify;

@@ -112,6 +112,11 @@ pub struct NetworkParams {
     pub rotate_issuers: bool,
     /// Allowed clock difference for registration timestamps.
     pub max_clock_skew_ms: u64,
+    /// The relay round `Δ` of the reveal rule ([`crate::relay`]): a relayed message reaches
+    /// every honest member within it, clock differences included. Windows are summarized
+    /// `4–(3 + f)` rounds after they close.
+    #[serde(default = "default_relay_round")]
+    pub relay_round_ms: u64,
     /// Leading zero bits of the proof of work a registration carries (see
     /// [`crate::register_pow`]); 0: no proof required. At most [`crate::register_pow::MAX_BITS`].
     #[serde(default)]
@@ -126,6 +131,10 @@ pub struct NetworkParams {
 
 fn default_prompt_jitter() -> u64 {
     1000
+}
+
+fn default_relay_round() -> u64 {
+    5_000
 }
 
 /// A parameter that is missing or out of range.
@@ -257,6 +266,16 @@ impl NetworkParams {
                 format!(
                     "must be >= the longest family deadline ({} ms), or challenges issued at the end of a window could never be answered",
                     self.max_deadline_ms()
+                ),
+            ));
+        }
+        let decided_after = self.reveals_decided_at(0).saturating_sub(self.closes_at(0));
+        if self.relay_round_ms < 100 || decided_after > self.window_ms {
+            return Err(bad(
+                "relay_round_ms",
+                format!(
+                    "must be >= 100 and small enough that reveals are decided ({decided_after} ms after a window closes) within one window ({} ms)",
+                    self.window_ms
                 ),
             ));
         }

@@ -43,7 +43,7 @@ fn window() -> (Oracle, Vec<SealedAcceptance>) {
 
 fn audit(oracle: &Oracle, acceptances: &[SealedAcceptance]) -> AuditReport {
     let closed = oracle.params().closes_at(0);
-    let reveal = oracle.reveal(0, closed).unwrap().unwrap().reveal;
+    let reveal = oracle.reveal(0, closed).unwrap().unwrap().reveal.reveal;
     let reveals = BTreeMap::from([(reveal.node, reveal.secret)]);
     let ledger = oracle.ledger();
     audit_window(

@@ -45,7 +45,7 @@ fn window_to_certificate_to_offline_proof_to_audit() {
     let reveals: Vec<SignedReveal> = net
         .oracles
         .iter()
-        .map(|o| o.reveal(0, closed).unwrap().unwrap())
+        .map(|o| o.reveal(0, closed).unwrap().unwrap().reveal)
         .collect();
     for o in &net.oracles {
         for r in &reveals {

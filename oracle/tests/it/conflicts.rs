@@ -16,7 +16,7 @@ const T: u64 = 1;
 fn a_second_different_reveal_is_evidence_and_the_first_is_kept() {
     let net = Net::new(3);
     let closed = net.params.closes_at(T);
-    let first = net.oracles[2].reveal(T, closed).unwrap().unwrap();
+    let first = net.oracles[2].reveal(T, closed).unwrap().unwrap().reveal;
     let receiver = &net.oracles[0];
     let told = Arc::new(Mutex::new(Vec::new()));
     let sink = told.clone();

@@ -45,7 +45,7 @@ pub(crate) fn spread(net: &Net, batch: &[SealedAcceptance]) {
 pub(crate) fn reveal(net: &Net, t: u64, members: &[usize]) {
     let closed = net.params.closes_at(t);
     for &m in members {
-        let r = net.oracles[m].reveal(t, closed).unwrap().unwrap();
+        let r = net.oracles[m].reveal(t, closed).unwrap().unwrap().reveal;
         for o in &net.oracles {
             o.add_reveal(&r, closed).unwrap().unwrap();
         }

@@ -15,6 +15,7 @@ mod proofs;
 mod rejections;
 mod remote_property;
 mod replay;
+mod reveal_split;
 mod rotation;
 mod rules_property;
 mod stages;

@@ -504,6 +504,7 @@ fn prod_like(node_key: &SigningKey, human_steps: &[&str]) -> NetworkParams {
         issuer_fallback: 0,
         rotate_issuers: false,
         max_clock_skew_ms: 30_000,
+        relay_round_ms: 1_000,
         prompt_jitter_ms: 1000,
         registration_pow_bits: 0,
         presence: prod_presence(AttestationMode::Strict),

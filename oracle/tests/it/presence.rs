@@ -192,7 +192,7 @@ fn presence_end_to_end_with_replays_counters_and_audit() {
     // After the window, the audit re-checks every assertion against the enrolled passkey.
     for t in [0, 2] {
         let closed = net.params.closes_at(t);
-        let reveal = o.reveal(t, closed).unwrap().unwrap();
+        let reveal = o.reveal(t, closed).unwrap().unwrap().reveal;
         o.add_reveal(&reveal, closed).unwrap().unwrap();
         let report = o.audit(t).unwrap();
         assert_eq!(
@@ -455,7 +455,7 @@ fn touch_prompts_open_on_their_beats_and_keep_their_reaction_window() {
 
     // The audit regenerates every opening: every prompt was issued exactly on it.
     let closed = net.params.closes_at(0);
-    let reveal = o.reveal(0, closed).unwrap().unwrap();
+    let reveal = o.reveal(0, closed).unwrap().unwrap().reveal;
     o.add_reveal(&reveal, closed).unwrap().unwrap();
     let report = o.audit(0).unwrap();
     assert_eq!(
@@ -541,7 +541,7 @@ fn a_passkey_split_is_no_evidence_against_the_issuer() {
     );
 
     let closed = net.params.closes_at(0);
-    let reveal = issuer.reveal(0, closed).unwrap().unwrap();
+    let reveal = issuer.reveal(0, closed).unwrap().unwrap().reveal;
     other.add_reveal(&reveal, closed).unwrap().unwrap();
     let report = other.audit(0).unwrap();
     assert_eq!(report.findings.len(), 0, "{report:?}");

@@ -77,7 +77,7 @@ impl Net {
         let reveals: Vec<_> = self
             .oracles
             .iter()
-            .map(|o| o.reveal(t, closed).unwrap().unwrap())
+            .map(|o| o.reveal(t, closed).unwrap().unwrap().reveal)
             .collect();
         for o in &self.oracles {
             for r in &reveals {

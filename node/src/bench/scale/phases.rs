@@ -104,7 +104,8 @@ pub fn audit_sample(
 ) -> anyhow::Result<(Duration, usize)> {
     let reveal = issuer
         .reveal(t, now)?
-        .map_err(|r| anyhow::anyhow!("reveal refused: {r}"))?;
+        .map_err(|r| anyhow::anyhow!("reveal refused: {r}"))?
+        .reveal;
     let reveals = BTreeMap::from([(reveal.reveal.node, reveal.reveal.secret)]);
     let sample: Vec<SealedAcceptance> = issuer
         .ledger()

@@ -18,6 +18,8 @@ mod window;
 
 use std::time::Duration;
 
+use hco_oracle::RelayedReveal;
+
 use super::Node;
 use crate::network::protocol::{
     MAX_FETCH, MAX_KEY_ROUNDS, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
@@ -26,7 +28,7 @@ use crate::network::protocol::{
 pub use certificate::complete_certificate;
 pub(super) use certificate::serve_cert;
 pub use registry::pull_registry;
-pub use window::{pull_acceptances, pull_reveals, reveals_held};
+pub use window::{all_reveals_count, pull_acceptances, pull_reveals};
 
 /// How much a node puts in one reply and asks of one peer: the protocol's limits unless a test
 /// sets smaller ones (to cross the page boundaries with a few records).
@@ -83,9 +85,17 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
                 ReconcileReply::Identities(ledger.identities_after(after.as_ref(), limit)?)
             }
             ReconcileRpc::Reveals { t } => {
-                let mut reveals = ledger.reveals(t)?;
+                let mut reveals = o.counted_reveals(t)?;
+                for held in ledger.reveals(t)? {
+                    if !reveals
+                        .iter()
+                        .any(|r| r.reveal.reveal.node == held.reveal.node)
+                    {
+                        reveals.push(RelayedReveal::direct(held));
+                    }
+                }
                 if withheld {
-                    reveals.retain(|r| r.reveal.node != o.node_id());
+                    reveals.retain(|r| r.reveal.reveal.node != o.node_id());
                 }
                 reveals.truncate(o.params().committee.len());
                 ReconcileReply::Reveals(reveals)

@@ -5,11 +5,11 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use hco_oracle::IdentityId;
+use hco_oracle::{IdentityId, codec};
 use libp2p::PeerId;
 
 use super::registry::pull_identities;
-use crate::network::protocol::{MAX_FETCH, MAX_KEYS, ReconcileReply, ReconcileRpc};
+use crate::network::protocol::{MAX_FETCH, MAX_KEYS, ReconcileReply, ReconcileRpc, Topic};
 use crate::service::Node;
 
 /// Fetches from each connected committee member the acceptances of `t` this node lacks;
@@ -119,21 +119,23 @@ async fn fetch_chunk(
     }
 }
 
-/// How many reveals of `t` this node holds (0 when the ledger cannot tell).
-pub async fn reveals_held(node: &Node, t: u64) -> usize {
+/// Whether every member's reveal of `t` counts here (false when the ledger cannot tell).
+pub async fn all_reveals_count(node: &Node, t: u64) -> bool {
     let oracle = node.oracle.clone();
-    tokio::task::spawn_blocking(move || oracle.ledger().reveals(t))
+    tokio::task::spawn_blocking(move || oracle.all_reveals_count(t))
         .await
         .ok()
         .and_then(Result::ok)
-        .map_or(0, |r| r.len())
+        .unwrap_or(false)
 }
 
-/// Asks each connected committee member for the reveals of `t` this node lacks.
+/// Asks each connected committee member for the reveals of `t` it holds, with their receipts,
+/// and hears them as gossip would (`hco_oracle::relay`): one counts here if its receipts make
+/// it still in time, and goes on with this node's receipt where the rule says so.
 pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
     let members = node.oracle.params().committee.len();
     for peer in node.connected_members().await {
-        if reveals_held(node, t).await >= members {
+        if all_reveals_count(node, t).await {
             return;
         }
         let Ok(ReconcileReply::Reveals(reveals)) =
@@ -143,10 +145,15 @@ pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
         };
         let oracle = node.oracle.clone();
         let now = node.now();
+        let net = node.net.clone();
         let recorded = tokio::task::spawn_blocking(move || {
             for r in reveals.iter().take(members) {
-                if let Err(reason) = oracle.add_reveal(r, now)? {
-                    tracing::warn!(t, %peer, %reason, "peer sent a reveal that does not check");
+                match oracle.hear_reveal(r, now)? {
+                    Ok(Some(relay)) => net.publish(Topic::Reveal, codec::encode(&relay)),
+                    Ok(None) => {}
+                    Err(reason) => {
+                        tracing::warn!(t, %peer, %reason, "peer sent a reveal that does not check")
+                    }
                 }
             }
             Ok::<_, hco_oracle::LedgerError>(())

@@ -92,6 +92,7 @@ pub fn network_params(s: &Scenario, model: &Model, node: &SigningKey) -> Network
         issuer_fallback: 0,
         rotate_issuers: false,
         max_clock_skew_ms: 30_000,
+        relay_round_ms: 1_000,
         prompt_jitter_ms: s.slots.prompt_jitter.as_millis() as u64,
         registration_pow_bits: 0,
         presence: Default::default(),

@@ -1,0 +1,82 @@
+//! Reveals at window close: this node's own, and the committee's as they are heard, counted
+//! by the relay rule ([`crate::relay`]) so that every honest member leaves out the same members.
+
+use crate::ledger::LedgerError;
+use crate::{RelayedReveal, SignedReveal, Timestamp};
+
+use super::{Oracle, Outcome};
+
+impl Oracle {
+    /// This node's reveal of closed window `t`, stored and counted here: gossip it at once.
+    pub fn reveal(&self, t: u64, now: Timestamp) -> Outcome<RelayedReveal> {
+        if let Err(reason) = self.check_closed(t, now) {
+            return Ok(Err(reason));
+        }
+        let own = self.count_own_reveal(t)?;
+        self.ledger.make_durable()?;
+        Ok(Ok(own))
+    }
+
+    /// Stores this node's reveal of `t` and counts it here.
+    pub(super) fn count_own_reveal(&self, t: u64) -> Result<RelayedReveal, LedgerError> {
+        let own = RelayedReveal::direct(self.own_reveal(t));
+        self.record_reveal(&own.reveal)?;
+        self.ledger.put_counted_reveal(&own)?;
+        Ok(own)
+    }
+
+    /// Hears a relayed reveal (gossip or reconciliation) at `now`, refusing one for a window not
+    /// yet closed or whose receipts do not check. The reveal is stored as [`Oracle::add_reveal`]
+    /// stores it, and counts if heard by [`crate::NetworkParams::reveal_deadline`] for its
+    /// signers (a member's first counted reveal is kept). When it counts here with at most `f`
+    /// signers, this node adds its receipt: the returned relay is to be gossiped at once.
+    pub fn hear_reveal(
+        &self,
+        relayed: &RelayedReveal,
+        now: Timestamp,
+    ) -> Outcome<Option<RelayedReveal>> {
+        let t = relayed.reveal.reveal.t;
+        if let Err(reason) = relayed
+            .check(&self.params)
+            .and_then(|()| self.check_closed(t, now))
+        {
+            return Ok(Err(reason));
+        }
+        self.record_reveal(&relayed.reveal)?;
+        let member = relayed.reveal.reveal.node;
+        let signers = relayed.signers();
+        if now > self.params.reveal_deadline(t, signers) || self.ledger.reveal_counts(t, &member)? {
+            return Ok(Ok(None));
+        }
+        let relays = signers <= self.params.faults_tolerated() && member != self.node;
+        let held = if relays {
+            relayed.clone().with_receipt(&self.key)
+        } else {
+            relayed.clone()
+        };
+        if !self.ledger.put_counted_reveal(&held)? {
+            return Ok(Ok(None));
+        }
+        self.ledger.make_durable()?;
+        Ok(Ok(relays.then_some(held)))
+    }
+
+    /// Hears `reveal` from its member directly (no receipt); see [`Oracle::hear_reveal`].
+    pub fn add_reveal(&self, reveal: &SignedReveal, now: Timestamp) -> Outcome<()> {
+        Ok(self
+            .hear_reveal(&RelayedReveal::direct(reveal.clone()), now)?
+            .map(|_| ()))
+    }
+
+    /// The relayed reveals of `t` that count here, as this node holds them (what it answers a
+    /// member reconciling reveals with).
+    pub fn counted_reveals(&self, t: u64) -> Result<Vec<RelayedReveal>, LedgerError> {
+        self.ledger.counted_reveals(t)
+    }
+
+    /// Whether every member's reveal of `t` counts here: nothing is left to decide, so `t` can
+    /// be summarized before [`crate::NetworkParams::reveals_decided_at`].
+    pub fn all_reveals_count(&self, t: u64) -> Result<bool, LedgerError> {
+        Ok(self.ledger.counted_reveals(t)?.len() >= self.params.committee.len())
+    }
+}

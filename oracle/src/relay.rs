@@ -1,0 +1,171 @@
+//! Whose reveal of a window counts, decided the same way on every honest member.
+//!
+//! A member's acceptances of window `t` count only if its reveal of `t` does (without the
+//! secret nobody can audit them). Deciding that by "held when I summarized" lets one member
+//! split the committee: it reveals to one honest member just before that member summarizes and
+//! to nobody else, so honest members leave out different members, sign different roots, and no
+//! root reaches a quorum — everyone's work in the window goes uncertified, and nothing signed
+//! shows who did it.
+//!
+//! The rule here is Dolev–Strong's authenticated broadcast, one instance per reveal. With `f =`
+//! committee size − quorum (the members the quorum can do without) and a relay round `Δ`
+//! ([`NetworkParams::relay_round_ms`]), a reveal carrying `r` signatures from distinct members
+//! — its member's own and `r − 1` [`Receipt`]s of others — counts at a member that hears it by
+//! [`NetworkParams::reveal_deadline`]`(t, r)` = `closes_at(t) + (2 + r) · Δ` (for `r ≤ f + 1`).
+//! A member that counts a reveal with `r ≤ f` adds its own receipt and relays it at once. So if
+//! one honest member counts a reveal, every honest member counts it one round later, and a
+//! reveal counted with `f + 1` signatures has an honest signer that relayed it in time: every
+//! honest member holds the same set of counted reveals at
+//! [`NetworkParams::reveals_decided_at`], whatever the faulty members send to whom and when.
+//!
+//! What it assumes: a relayed message reaches every honest member within `Δ`, clock
+//! differences included (the same synchrony the witness rule assumes, [`crate::witness`]).
+//! When that fails, honest members may still leave out different members and a window may go
+//! uncertified — never certified twice: each member signs one summary per window.
+
+use ed25519_dalek::SigningKey;
+use serde::{Deserialize, Serialize};
+
+use crate::{Digest, NetworkParams, NodeId, Reason, Sig, SignedReveal, Timestamp, codec, sign};
+
+/// A member's signature saying it heard a reveal in time to count it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// The member that relays.
+    pub node: NodeId,
+    /// Its signature over the reveal ([`RelayedReveal::receipt_digest`]).
+    pub sig: Sig,
+}
+
+/// A reveal with the receipts of the members that relayed it, in the order they did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelayedReveal {
+    /// The member's signed reveal.
+    pub reveal: SignedReveal,
+    /// Receipts of other members, each from a distinct member of the committee.
+    pub receipts: Vec<Receipt>,
+}
+
+impl RelayedReveal {
+    /// A reveal as its member sends it: no receipt.
+    pub fn direct(reveal: SignedReveal) -> Self {
+        Self {
+            reveal,
+            receipts: Vec::new(),
+        }
+    }
+
+    /// Distinct members that signed it: the revealer and each receipt's member.
+    pub fn signers(&self) -> usize {
+        1 + self.receipts.len()
+    }
+
+    /// What a receipt signs: the whole signed reveal.
+    fn receipt_digest(reveal: &SignedReveal) -> Digest {
+        sign::digest("hco reveal receipt v1", &[&codec::encode(reveal)])
+    }
+
+    /// This reveal with `key`'s receipt added.
+    pub fn with_receipt(mut self, key: &SigningKey) -> Self {
+        let sig = sign::sign(key, &Self::receipt_digest(&self.reveal));
+        self.receipts.push(Receipt {
+            node: NodeId(key.verifying_key().to_bytes()),
+            sig,
+        });
+        self
+    }
+
+    /// Checks the reveal and every receipt: from a committee member other than the revealer,
+    /// no member twice, each signature good (`bad_receipt` otherwise).
+    pub fn check(&self, params: &NetworkParams) -> Result<(), Reason> {
+        self.reveal.check(params)?;
+        if self.receipts.len() >= params.committee.len() {
+            return Err(Reason::BadReceipt(
+                "more receipts than other members".into(),
+            ));
+        }
+        let digest = Self::receipt_digest(&self.reveal);
+        let mut seen = vec![self.reveal.reveal.node];
+        for r in &self.receipts {
+            if !params.committee.contains(&r.node) {
+                return Err(Reason::BadReceipt(format!("{} is not a member", r.node)));
+            }
+            if seen.contains(&r.node) {
+                return Err(Reason::BadReceipt(format!("{} signs twice", r.node)));
+            }
+            if !sign::verify(&r.node.0, &digest, &r.sig) {
+                return Err(Reason::BadReceipt(format!("{}'s signature", r.node)));
+            }
+            seen.push(r.node);
+        }
+        Ok(())
+    }
+}
+
+impl NetworkParams {
+    /// Faulty members the quorum can do without: committee size − quorum.
+    pub fn faults_tolerated(&self) -> usize {
+        self.committee.len().saturating_sub(self.quorum as usize)
+    }
+
+    /// The latest moment a reveal of `t` carrying `signers` signatures counts when heard:
+    /// `closes_at(t) + (2 + signers) · Δ`, no later than [`Self::reveals_decided_at`]. The
+    /// first three rounds leave an honest member time to reveal after the window closes.
+    pub fn reveal_deadline(&self, t: u64, signers: usize) -> Timestamp {
+        let rounds = 2 + signers.clamp(1, self.faults_tolerated() + 1) as u64;
+        self.closes_at(t)
+            .saturating_add(rounds.saturating_mul(self.relay_round_ms))
+    }
+
+    /// When every honest member holds the same counted reveals of `t` (see the module): the
+    /// moment a window is summarized at the latest, unless every member's reveal counts sooner.
+    pub fn reveals_decided_at(&self, t: u64) -> Timestamp {
+        self.reveal_deadline(t, self.faults_tolerated() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing;
+
+    fn setup() -> (NetworkParams, Vec<SigningKey>) {
+        let keys: Vec<SigningKey> = (1..=4).map(testing::key).collect();
+        let ids: Vec<NodeId> = keys.iter().map(testing::node_id).collect();
+        (testing::params_for(&ids), keys)
+    }
+
+    #[test]
+    fn receipts_check_and_extend_the_deadline_by_one_round_each_up_to_f_plus_one() {
+        let (params, keys) = setup();
+        assert_eq!(params.faults_tolerated(), 1);
+        let t = 3;
+        let reveal = SignedReveal::new(&keys[0], t, Digest([1; 32]), Digest([2; 32]));
+        let relayed = RelayedReveal::direct(reveal).with_receipt(&keys[1]);
+        relayed.check(&params).unwrap();
+        assert_eq!(relayed.signers(), 2);
+        let round = params.relay_round_ms;
+        assert_eq!(
+            params.reveal_deadline(t, 1),
+            params.closes_at(t) + 3 * round
+        );
+        assert_eq!(
+            params.reveal_deadline(t, 2),
+            params.closes_at(t) + 4 * round
+        );
+        assert_eq!(params.reveal_deadline(t, 3), params.reveal_deadline(t, 2));
+        assert_eq!(params.reveals_decided_at(t), params.reveal_deadline(t, 2));
+
+        let code = |r: &RelayedReveal| r.check(&params).unwrap_err().code();
+        // The revealer's own receipt, a member twice, an outsider, a receipt for another reveal.
+        assert_eq!(code(&relayed.clone().with_receipt(&keys[0])), "bad_receipt");
+        assert_eq!(code(&relayed.clone().with_receipt(&keys[1])), "bad_receipt");
+        assert_eq!(
+            code(&relayed.clone().with_receipt(&testing::key(99))),
+            "bad_receipt"
+        );
+        let mut moved = relayed.clone();
+        moved.reveal = SignedReveal::new(&keys[0], t + 1, Digest([1; 32]), Digest([2; 32]));
+        assert_eq!(code(&moved), "bad_receipt");
+    }
+}

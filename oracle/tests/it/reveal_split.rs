@@ -1,0 +1,136 @@
+//! A faulty member cannot split the honest members over whether its reveal counts
+//! (hco_oracle::relay): whoever it reveals to, whenever, honest members that relay within a
+//! round agree, so they leave out the same members and certify the same root.
+
+use std::collections::BTreeMap;
+
+use hco_challenges::Class;
+use hco_oracle::{RelayedReveal, SignedSummary};
+
+use crate::support::{Net, solve_one};
+
+/// Members 0–2 are honest; member 3 reveals to whom it likes, when it likes.
+const FAULTY: usize = 3;
+const HONEST: [usize; 3] = [0, 1, 2];
+
+/// When the faulty member's bare reveal reaches an honest member, relative to the first
+/// deadline (`None`: never).
+const ARRIVALS: [Option<i64>; 5] = [None, Some(-1_000), Some(0), Some(1), Some(900)];
+
+/// Delivers the faulty member's reveal of `t` to each honest member at its arrival time, and
+/// every relay an honest member makes to the other honest members `delay` later (at most one
+/// round: the rule's assumption). Returns whether the reveal counts at each honest member.
+fn deliver(net: &Net, t: u64, arrivals: [Option<i64>; 3], delay: u64) -> Vec<bool> {
+    let faulty = RelayedReveal::direct(
+        net.oracles[FAULTY]
+            .reveal(t, net.params.closes_at(t))
+            .unwrap()
+            .unwrap()
+            .reveal,
+    );
+    let first = net.params.reveal_deadline(t, 1) as i64;
+    // (time, order, member) → message; processed in time order.
+    let mut queue: BTreeMap<(u64, usize, usize), RelayedReveal> = BTreeMap::new();
+    let mut order = 0;
+    for (&member, arrival) in HONEST.iter().zip(arrivals) {
+        if let Some(offset) = arrival {
+            queue.insert(((first + offset) as u64, order, member), faulty.clone());
+            order += 1;
+        }
+    }
+    while let Some(((at, _, member), relayed)) = queue.pop_first() {
+        if let Some(relay) = net.oracles[member]
+            .hear_reveal(&relayed, at)
+            .unwrap()
+            .unwrap()
+        {
+            for &other in HONEST.iter().filter(|&&o| o != member) {
+                queue.insert((at + delay, order, other), relay.clone());
+                order += 1;
+            }
+        }
+    }
+    let node = net.oracles[FAULTY].node_id();
+    HONEST
+        .iter()
+        .map(|&m| net.oracles[m].ledger().reveal_counts(t, &node).unwrap())
+        .collect()
+}
+
+#[test]
+fn honest_members_agree_whatever_a_faulty_member_reveals_to_whom_and_when() {
+    let net = Net::new(4);
+    assert_eq!(net.params.faults_tolerated(), 1);
+    let round = net.params.relay_round_ms;
+    let mut t = 0;
+    let mut counted_somewhere = 0;
+    for a in ARRIVALS {
+        for b in ARRIVALS {
+            for c in ARRIVALS {
+                for delay in [0, round / 2, round] {
+                    let counts = deliver(&net, t, [a, b, c], delay);
+                    assert!(
+                        counts.iter().all(|&x| x == counts[0]),
+                        "window {t}: arrivals {:?}, relays after {delay} ms: counts {counts:?}",
+                        [a, b, c]
+                    );
+                    // Heard in time by anyone, it counts everywhere; heard late by all, nowhere.
+                    let in_time = [a, b, c].iter().any(|x| x.is_some_and(|o| o <= 0));
+                    assert_eq!(counts[0], in_time, "window {t}: {:?}", [a, b, c]);
+                    counted_somewhere += usize::from(counts[0]);
+                    t += 1;
+                }
+            }
+        }
+    }
+    assert!(counted_somewhere > 0 && counted_somewhere < t as usize);
+}
+
+#[test]
+fn a_reveal_shown_to_one_member_at_its_deadline_splits_nothing_and_the_window_is_certified() {
+    let net = Net::new(4);
+    let t = 0;
+    let now = net.start(t) + 1_000;
+    // One identity at each member, answered and known everywhere.
+    let keys: Vec<_> = (0..4)
+        .map(|m| {
+            let node = net.oracles[m].node_id();
+            let key = (100..2_000)
+                .map(hco_oracle::testing::key)
+                .find(|k| net.issuer_for(k, t).node_id() == node)
+                .unwrap();
+            net.register(&key, Class::Agent, now - 500);
+            solve_one(&net, &key, t, 0, now, now + 10);
+            key
+        })
+        .collect();
+    net.share_acceptances(t);
+    let closed = net.params.closes_at(t);
+    for &m in &HONEST {
+        let own = net.oracles[m].reveal(t, closed).unwrap().unwrap();
+        for &other in &HONEST {
+            net.oracles[other]
+                .hear_reveal(&own, closed)
+                .unwrap()
+                .unwrap();
+        }
+    }
+    // The faulty member reveals to member 1 alone, at the last moment a bare reveal counts.
+    let counts = deliver(&net, t, [None, Some(0), None], net.params.relay_round_ms);
+    assert_eq!(counts, [true, true, true]);
+
+    let decided = net.params.reveals_decided_at(t);
+    let summaries: Vec<SignedSummary> = HONEST
+        .iter()
+        .map(|&m| net.oracles[m].summarize(t, decided).unwrap().unwrap())
+        .collect();
+    assert!(summaries.iter().all(|s| s.summary == summaries[0].summary));
+    assert_eq!(summaries[0].summary.count, keys.len() as u64);
+    for &m in &HONEST {
+        assert!(net.oracles[m].excluded_members(t).unwrap().is_empty());
+        for s in &summaries {
+            net.oracles[m].add_summary(s).unwrap().unwrap();
+        }
+        assert!(net.oracles[m].ledger().certificate(t).unwrap().is_some());
+    }
+}
