@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use crate::audit::{AuditReport, audit_window};
+use crate::audit::{AuditReport, SignedReveal, audit_window};
 use crate::certificate::{
     ActiveSet, MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
@@ -48,6 +48,11 @@ impl Oracle {
             return Ok(Ok(mine));
         }
         self.count_own_reveal(t)?;
+        // A node summarizing a window more than a window after its reveals were decided was
+        // not running when they were heard (see `decide_excluded`).
+        let catching_up = now > self.params.reveals_decided_at(t) + self.params.window_ms;
+        let decided = self.decided_reveals(t, catching_up)?;
+        let secrets = first_secrets(&decided);
         // One pass over the window: the acceptances other members issued are audited (this
         // node's own passed its own verification) a chunk at a time, and what the active set
         // needs of every acceptance is kept, to count once the members left out are known.
@@ -56,7 +61,7 @@ impl Oracle {
         let mut findings = Vec::new();
         let mut unsealed = HashSet::new();
         let mut audit = |others: &mut Vec<SealedAcceptance>| -> Result<(), LedgerError> {
-            let report = self.audit_acceptances(t, others)?;
+            let report = self.audit_acceptances(t, others, &secrets)?;
             findings.extend(report.findings);
             unsealed.extend(report.unsealed);
             others.clear();
@@ -83,10 +88,8 @@ impl Oracle {
             self.ledger.make_durable()?;
         }
         counted.retain(|c| !unsealed.contains(&c.key()));
-        // A node summarizing a window more than a window after its reveals were decided was
-        // not running when they were heard (see `decide_excluded`).
-        let catching_up = now > self.params.reveals_decided_at(t) + self.params.window_ms;
-        let excluded = self.decide_excluded(t, catching_up)?;
+        let accused: HashSet<NodeId> = findings.iter().map(|f| f.evidence.seal.issuer).collect();
+        let excluded = self.decide_excluded(t, &decided, catching_up, &accused)?;
         let excluded = self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;
         let (summary, set) = self.summary_of(t, active)?;
@@ -207,31 +210,36 @@ impl Oracle {
     pub fn audit(&self, t: u64) -> Result<AuditReport, LedgerError> {
         let acceptances: Vec<SealedAcceptance> =
             self.ledger.acceptances(t).collect::<Result<_, _>>()?;
-        let report = self.audit_acceptances(t, &acceptances)?;
+        let report = self.audit_acceptances(t, &acceptances, &self.held_secrets(t)?)?;
         self.keep_evidence(report.findings.iter().map(Into::into).collect())?;
         Ok(report)
     }
 
-    /// Audits `acceptances` of window `t` against the reveals held.
-    pub(super) fn audit_acceptances(
-        &self,
-        t: u64,
-        acceptances: &[SealedAcceptance],
-    ) -> Result<AuditReport, LedgerError> {
-        let reveals: BTreeMap<NodeId, Digest> = self
+    /// The secrets of `t` in the reveals held (each member's first).
+    pub(super) fn held_secrets(&self, t: u64) -> Result<BTreeMap<NodeId, Digest>, LedgerError> {
+        Ok(self
             .ledger
             .reveals(t)?
             .into_iter()
             .filter(|r| r.check(&self.params).is_ok())
             .map(|r| (r.reveal.node, r.reveal.secret))
-            .collect();
+            .collect())
+    }
+
+    /// Audits `acceptances` of window `t` against the issuers' `reveals` (secrets).
+    pub(super) fn audit_acceptances(
+        &self,
+        t: u64,
+        acceptances: &[SealedAcceptance],
+        reveals: &BTreeMap<NodeId, Digest>,
+    ) -> Result<AuditReport, LedgerError> {
         let beacon = self.beacon(t)?;
         Ok(audit_window(
             &self.params,
             &self.registry,
             t,
             &beacon,
-            &reveals,
+            reveals,
             |id| {
                 // Cached when the acceptance arrived (its envelope was checked against it).
                 let profile = self.profile_of(id).ok().flatten()?;
@@ -277,4 +285,12 @@ impl Oracle {
             None => Ok(Ok(s)),
         }
     }
+}
+
+/// Each member's secret in its first decided reveal (a member with two is left out anyway).
+fn first_secrets(decided: &BTreeMap<NodeId, Vec<SignedReveal>>) -> BTreeMap<NodeId, Digest> {
+    decided
+        .iter()
+        .filter_map(|(node, reveals)| Some((*node, reveals.first()?.reveal.secret)))
+        .collect()
 }

@@ -2,11 +2,14 @@
 //! equivocations and audit findings kept as [`Evidence`], and the members whose acceptances
 //! of a window are left out of its certified active set.
 //!
-//! A member's acceptances of `t` count only if its reveal of `w_t` counts (heard in time, by
-//! the relay rule of [`crate::relay`]), the reveal opens the commitment of its reveal of
-//! `t − L` (genesis windows `t < L` excepted, see [`crate::secret`]), and no evidence against it
-//! concerns `t`. The list is fixed when this
+//! A member's acceptances of `t` count only if exactly one reveal of `w_t` by it counts (heard
+//! in time, by the relay rule of [`crate::relay`]), that reveal opens the commitment of its
+//! reveal of `t − L` (genesis windows `t < L` excepted, see [`crate::secret`]), and this node's
+//! audit of the acceptances it holds finds nothing against it — all of which every honest
+//! member decides alike (see `decide_excluded`). The list is fixed when this
 //! node summarizes `t` (stored in the ledger), so the window's active set never changes after.
+
+use std::collections::{BTreeMap, HashSet};
 
 use crate::audit::SignedReveal;
 use crate::ledger::{FirstWrite, LedgerError};
@@ -171,7 +174,11 @@ impl Oracle {
                     "no reveal of the issuer to audit the acceptance with".into(),
                 )));
             }
-            let report = self.audit_acceptances(t, std::slice::from_ref(acceptance))?;
+            let report = self.audit_acceptances(
+                t,
+                std::slice::from_ref(acceptance),
+                &self.held_secrets(t)?,
+            )?;
             let Some(finding) = report.findings.first() else {
                 return Ok(Err(Reason::Malformed(
                     "the acceptance passes the audit here".into(),
@@ -183,63 +190,100 @@ impl Oracle {
     }
 
     /// The members whose acceptances of closed window `t` are left out: as fixed when this node
-    /// summarized `t`, or as they would be now (see [`Oracle::decide_excluded`]).
+    /// summarized `t`, or else as they would be now, accusing those with evidence held.
     pub fn excluded_members(&self, t: u64) -> Result<Vec<NodeId>, LedgerError> {
-        match self.ledger.excluded(t)? {
-            Some(fixed) => Ok(fixed),
-            None => self.decide_excluded(t, false),
+        if let Some(fixed) = self.ledger.excluded(t)? {
+            return Ok(fixed);
         }
+        let accused = self
+            .ledger
+            .evidence(t)?
+            .iter()
+            .filter(|e| e.excludes_acceptances())
+            .map(Evidence::accused)
+            .collect();
+        self.decide_excluded(t, &self.decided_reveals(t, false)?, false, &accused)
     }
 
-    /// The members left out of `t`: those whose reveal of `t` does not count here (this node's
-    /// own always does), those whose reveal of `t − L` does not (genesis windows excepted), and
-    /// those with evidence concerning `t`. Reveals count by the relay rule ([`crate::relay`]), so
-    /// every honest member summarizing on time leaves out the same members whoever sent what
-    /// when. A node `catching_up` on a window it was not running for heard no reveal in time:
-    /// it takes the reveals it holds (its summary may then differ, as any late view may); for
-    /// `t − L`, a node that never summarized it does the same.
-    pub(super) fn decide_excluded(
+    /// Each member's reveals of `t` that decide its fate here: those that count by the relay
+    /// rule ([`crate::relay`]), the same at every honest member summarizing on time; for a node
+    /// `catching_up` on a window it was not running for (it heard no reveal in time), the one
+    /// it holds.
+    pub(super) fn decided_reveals(
         &self,
         t: u64,
         catching_up: bool,
+    ) -> Result<BTreeMap<NodeId, Vec<SignedReveal>>, LedgerError> {
+        let mut out = BTreeMap::new();
+        for member in &self.params.committee {
+            let mut reveals: Vec<SignedReveal> = self
+                .ledger
+                .counted_reveals_of(t, member)?
+                .into_iter()
+                .map(|r| r.reveal)
+                .collect();
+            if reveals.is_empty() && catching_up {
+                reveals.extend(self.checked_reveal(t, member)?);
+            }
+            if !reveals.is_empty() {
+                out.insert(*member, reveals);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The members left out of `t`, from what every honest member decides alike: those without
+    /// a `decided` reveal of `t` (this node's own always counts), with two (equivocation),
+    /// whose reveal does not open the commitment of their decided reveal of `t − L` (genesis
+    /// windows excepted; a node that never summarized `t − L` takes the reveal it holds), and
+    /// those `accused` by this node's own audit of the acceptances it holds. Evidence gossiped
+    /// by others is kept and reported but leaves no one out here: when it arrives depends on
+    /// the sender, so counting it would let a member split honest views with its own
+    /// contradictions.
+    pub(super) fn decide_excluded(
+        &self,
+        t: u64,
+        decided: &BTreeMap<NodeId, Vec<SignedReveal>>,
+        catching_up: bool,
+        accused: &HashSet<NodeId>,
     ) -> Result<Vec<NodeId>, LedgerError> {
-        let evidence = self.ledger.evidence(t)?;
         let before = t.checked_sub(commit_lead(&self.params));
-        let before_unsummarized = match before {
-            Some(b) => self.ledger.excluded(b)?.is_none(),
-            None => false,
+        let earlier = match before {
+            Some(b) => {
+                let unsummarized = self.ledger.excluded(b)?.is_none();
+                Some(self.decided_reveals(b, catching_up || unsummarized)?)
+            }
+            None => None,
         };
         let mut out = Vec::new();
         for member in &self.params.committee {
-            let own = *member == self.node;
-            let revealed = own
-                || self.ledger.reveal_counts(t, member)?
-                || (catching_up && self.checked_reveal(t, member)?);
-            let committed = own
-                || match before {
-                    None => true,
-                    Some(b) => {
-                        self.ledger.reveal_counts(b, member)?
-                            || (before_unsummarized && self.checked_reveal(b, member)?)
-                    }
-                };
-            let accused = evidence
-                .iter()
-                .any(|e| e.accused() == *member && e.excludes_acceptances());
-            if !revealed || !committed || accused {
+            if *member == self.node {
+                continue;
+            }
+            let now = decided.get(member).map(Vec::as_slice).unwrap_or_default();
+            let committed = match &earlier {
+                None => true,
+                Some(earlier) => earlier.get(member).is_some_and(|earlier| {
+                    now.iter().all(|r| {
+                        earlier
+                            .iter()
+                            .any(|e| e.reveal.next == commitment(&r.reveal.secret))
+                    })
+                }),
+            };
+            if now.len() != 1 || !committed || accused.contains(member) {
                 out.push(*member);
             }
         }
         Ok(out)
     }
 
-    fn checked_reveal(&self, t: u64, member: &NodeId) -> Result<bool, LedgerError> {
+    fn checked_reveal(&self, t: u64, member: &NodeId) -> Result<Option<SignedReveal>, LedgerError> {
         Ok(self
             .ledger
             .reveal(t, member)?
-            .is_some_and(|r| r.check(&self.params).is_ok()))
+            .filter(|r| r.check(&self.params).is_ok()))
     }
-
     /// Members that signed two summaries of `t`: their summaries do not count for it.
     pub(super) fn equivocators(&self, t: u64) -> Result<Vec<NodeId>, LedgerError> {
         Ok(self

@@ -28,7 +28,7 @@ impl Oracle {
     /// Hears a relayed reveal (gossip or reconciliation) at `now`, refusing one for a window not
     /// yet closed or whose receipts do not check. The reveal is stored as [`Oracle::add_reveal`]
     /// stores it, and counts if heard by [`crate::NetworkParams::reveal_deadline`] for its
-    /// signers (a member's first counted reveal is kept). When it counts here with at most `f`
+    /// signers (each distinct reveal counts once). When it counts here with at most `f`
     /// signers, this node adds its receipt: the returned relay is to be gossiped at once.
     pub fn hear_reveal(
         &self,
@@ -45,7 +45,7 @@ impl Oracle {
         self.record_reveal(&relayed.reveal)?;
         let member = relayed.reveal.reveal.node;
         let signers = relayed.signers();
-        if now > self.params.reveal_deadline(t, signers) || self.ledger.reveal_counts(t, &member)? {
+        if now > self.params.reveal_deadline(t, signers) {
             return Ok(Ok(None));
         }
         let relays = signers <= self.params.faults_tolerated() && member != self.node;
@@ -54,6 +54,8 @@ impl Oracle {
         } else {
             relayed.clone()
         };
+        // Each distinct reveal counts once (a second one of a member is relayed as well: two
+        // that count are its equivocation, which every honest member must see alike).
         if !self.ledger.put_counted_reveal(&held)? {
             return Ok(Ok(None));
         }
@@ -77,6 +79,13 @@ impl Oracle {
     /// Whether every member's reveal of `t` counts here: nothing is left to decide, so `t` can
     /// be summarized before [`crate::NetworkParams::reveals_decided_at`].
     pub fn all_reveals_count(&self, t: u64) -> Result<bool, LedgerError> {
-        Ok(self.ledger.counted_reveals(t)?.len() >= self.params.committee.len())
+        let mut members: Vec<_> = self
+            .ledger
+            .counted_reveals(t)?
+            .into_iter()
+            .map(|r| r.reveal.reveal.node)
+            .collect();
+        members.dedup();
+        Ok(members.len() >= self.params.committee.len())
     }
 }

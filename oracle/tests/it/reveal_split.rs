@@ -57,6 +57,20 @@ fn deliver(net: &Net, t: u64, arrivals: [Option<i64>; 3], delay: u64) -> Vec<boo
         .collect()
 }
 
+/// The honest members reveal `t` to each other as it closes.
+fn reveal_honest(net: &Net, t: u64) {
+    let closed = net.params.closes_at(t);
+    for &m in &HONEST {
+        let own = net.oracles[m].reveal(t, closed).unwrap().unwrap();
+        for &other in &HONEST {
+            net.oracles[other]
+                .hear_reveal(&own, closed)
+                .unwrap()
+                .unwrap();
+        }
+    }
+}
+
 #[test]
 fn honest_members_agree_whatever_a_faulty_member_reveals_to_whom_and_when() {
     let net = Net::new(4);
@@ -105,16 +119,7 @@ fn a_reveal_shown_to_one_member_at_its_deadline_splits_nothing_and_the_window_is
         })
         .collect();
     net.share_acceptances(t);
-    let closed = net.params.closes_at(t);
-    for &m in &HONEST {
-        let own = net.oracles[m].reveal(t, closed).unwrap().unwrap();
-        for &other in &HONEST {
-            net.oracles[other]
-                .hear_reveal(&own, closed)
-                .unwrap()
-                .unwrap();
-        }
-    }
+    reveal_honest(&net, t);
     // The faulty member reveals to member 1 alone, at the last moment a bare reveal counts.
     let counts = deliver(&net, t, [None, Some(0), None], net.params.relay_round_ms);
     assert_eq!(counts, [true, true, true]);
@@ -133,4 +138,69 @@ fn a_reveal_shown_to_one_member_at_its_deadline_splits_nothing_and_the_window_is
         }
         assert!(net.oracles[m].ledger().certificate(t).unwrap().is_some());
     }
+}
+
+#[test]
+fn a_faulty_members_own_contradictions_leave_it_out_everywhere_or_nowhere() {
+    let net = Net::new(4);
+    let faulty = net.oracles[FAULTY].node_id();
+    let key = hco_oracle::testing::key(FAULTY as u64 + 1);
+    let other = |t| {
+        hco_oracle::SignedReveal::new(
+            &key,
+            t,
+            hco_oracle::Digest([7; 32]),
+            hco_oracle::Digest([7; 32]),
+        )
+    };
+    let excluded = |t| -> Vec<Vec<hco_oracle::NodeId>> {
+        let decided = net.params.reveals_decided_at(t);
+        HONEST
+            .iter()
+            .map(|&m| {
+                net.oracles[m].summarize(t, decided).unwrap().unwrap();
+                net.oracles[m].excluded_members(t).unwrap()
+            })
+            .collect()
+    };
+
+    // Window 0: its reveal counts everywhere; a second, different reveal reaches member 1 alone
+    // after the deadline, and so does evidence built from the two: member 1 holds evidence the
+    // others lack, yet all three leave the member in.
+    let t = 0;
+    reveal_honest(&net, t);
+    assert_eq!(
+        deliver(&net, t, [Some(0), None, None], 0),
+        [true, true, true]
+    );
+    let late = net.params.reveals_decided_at(t) - 1;
+    net.oracles[1].add_reveal(&other(t), late).unwrap().unwrap();
+    assert_eq!(net.oracles[1].ledger().evidence(t).unwrap().len(), 1);
+    let evidence = net.oracles[1].ledger().evidence(t).unwrap().remove(0);
+    assert_eq!(net.oracles[2].add_evidence(&evidence).unwrap(), Ok(true));
+    assert_eq!(excluded(t), vec![Vec::<hco_oracle::NodeId>::new(); 3]);
+
+    // Window 1: the second reveal reaches member 1 alone at the first deadline: it counts there,
+    // is relayed, counts everywhere, and every honest member leaves the member out.
+    let t = 1;
+    reveal_honest(&net, t);
+    assert_eq!(
+        deliver(&net, t, [Some(0), None, None], 0),
+        [true, true, true]
+    );
+    let second = net.oracles[1]
+        .hear_reveal(
+            &RelayedReveal::direct(other(t)),
+            net.params.reveal_deadline(t, 1),
+        )
+        .unwrap()
+        .unwrap()
+        .expect("relayed with member 1's receipt");
+    for m in [0, 2] {
+        net.oracles[m]
+            .hear_reveal(&second, net.params.reveal_deadline(t, 2))
+            .unwrap()
+            .unwrap();
+    }
+    assert_eq!(excluded(t), vec![vec![faulty]; 3]);
 }
