@@ -417,7 +417,8 @@ pub struct NetworkSection {
     pub max_clock_skew: Duration,
     /// The relay round of the reveal rule: a relayed message reaches every honest member within
     /// it, clock differences included (see docs/protocol.md, "Whose reveal counts"). A window
-    /// is summarized 3–(3 + f) rounds after it closes, f = committee size − quorum.
+    /// is summarized 3–(3 + f) rounds after it closes, f = committee size − quorum. 0 (the
+    /// default): an eighth of the window, at most 5 s and at least 100 ms.
     #[serde(with = "humantime_serde")]
     pub relay_round: Duration,
     /// Leading zero bits of the proof of work each registration carries (0: none). Every
@@ -469,7 +470,7 @@ impl Default for NetworkSection {
             issuer_fallback: 0,
             rotate_issuers: false,
             max_clock_skew: Duration::from_secs(30),
-            relay_round: Duration::from_secs(5),
+            relay_round: Duration::ZERO,
             registration_pow_bits: 0,
             presence: Default::default(),
             narrative: ScheduleParams {
@@ -624,7 +625,11 @@ impl NetworkSection {
             issuer_fallback: self.issuer_fallback,
             rotate_issuers: self.rotate_issuers,
             max_clock_skew_ms: ms(self.max_clock_skew),
-            relay_round_ms: ms(self.relay_round),
+            relay_round_ms: if self.relay_round.is_zero() {
+                (ms(self.window) / 8).clamp(100, 5_000)
+            } else {
+                ms(self.relay_round)
+            },
             registration_pow_bits: self.registration_pow_bits,
             presence: self.presence.clone(),
             // The corpus root and retirement digest are filled in by the node once it has

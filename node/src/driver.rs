@@ -143,19 +143,32 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     prune(node, t, retention).await;
 }
 
-/// Waits until every member's reveal of `t` counts here or the reveals are decided
-/// (`reveals_decided_at`, by this node's clock), or shutdown. Reveals come by gossip; those a
-/// member missed it pulls, with their receipts, once the first deadline is near and again each
-/// relay round while some are missing.
+/// Waits until the acceptances of `t` are decided and every member's reveal counts here, or
+/// the reveals are decided (`reveals_decided_at`, by this node's clock), or shutdown
+/// (hco_oracle::relay: no honest member summarizes what another may still count). Acceptances
+/// this node missed it pulls once more as their arrival deadline nears (the replying member's
+/// receipt extends it by a round); reveals, with their receipts, once the first deadline is near
+/// and again each relay round while some are missing.
 async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken) {
     let params = node.oracle.params().clone();
     let decided_at = params.reveals_decided_at(t);
+    let acceptances_decided = params.acceptances_decided_at(t);
+    let mut pull_acceptances_at = Some(params.acceptance_base_deadline(t));
     let mut next_pull = params
         .reveal_deadline(t, 1)
         .saturating_sub(params.relay_round_ms);
     loop {
-        if sync::all_reveals_count(node, t).await || node.now() >= decided_at {
+        let now = node.now();
+        if now >= decided_at
+            || (now >= acceptances_decided && sync::all_reveals_count(node, t).await)
+        {
             return;
+        }
+        if pull_acceptances_at.is_some_and(|at| now >= at.saturating_sub(params.relay_round_ms / 2))
+        {
+            pull_acceptances_at = None;
+            sync::pull_acceptances(node, t).await;
+            continue;
         }
         if node.now() >= next_pull {
             sync::pull_reveals(node, t).await;

@@ -65,6 +65,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     sets.record(&ledger, t)?;
     sets.log(t);
     let oracle = Arc::new(Oracle::new(params.clone(), registry, key.clone(), ledger)?);
+    // Windows that closed before now were decided without this node: it catches up on them.
+    oracle.set_started_at(clock.now());
 
     let mut prometheus = prometheus_client::registry::Registry::default();
     let metrics = Arc::new(Metrics::new(&mut prometheus));

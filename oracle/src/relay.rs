@@ -26,15 +26,107 @@
 use ed25519_dalek::SigningKey;
 use serde::{Deserialize, Serialize};
 
-use crate::{Digest, NetworkParams, NodeId, Reason, Sig, SignedReveal, Timestamp, codec, sign};
+use crate::{
+    BatchSeal, Digest, NetworkParams, NodeId, Reason, Sig, SignedReveal, Timestamp, codec, sign,
+};
 
-/// A member's signature saying it heard a reveal in time to count it.
+/// A member's signature saying it heard a message (a reveal, or acceptances under a seal) in
+/// time to count it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The member that relays.
     pub node: NodeId,
-    /// Its signature over the reveal ([`RelayedReveal::receipt_digest`]).
+    /// Its signature over the message's receipt digest.
     pub sig: Sig,
+}
+
+impl Receipt {
+    /// `key`'s receipt for the message whose receipt digest is `subject`.
+    pub fn new(key: &SigningKey, subject: &Digest) -> Self {
+        Self {
+            node: NodeId(key.verifying_key().to_bytes()),
+            sig: sign::sign(key, subject),
+        }
+    }
+
+    fn verifies(&self, subject: &Digest) -> bool {
+        sign::verify(&self.node.0, subject, &self.sig)
+    }
+}
+
+/// Checks receipts for one message signed first by `author`: each from a committee member
+/// other than the author, no member twice, each signature good over `subject`.
+fn check_receipts<'a>(
+    params: &NetworkParams,
+    author: &NodeId,
+    subject: &Digest,
+    receipts: impl IntoIterator<Item = &'a Receipt>,
+) -> Result<usize, Reason> {
+    let mut seen = vec![*author];
+    for r in receipts {
+        if !params.committee.contains(&r.node) {
+            return Err(Reason::BadReceipt(format!("{} is not a member", r.node)));
+        }
+        if seen.contains(&r.node) {
+            return Err(Reason::BadReceipt(format!("{} signs twice", r.node)));
+        }
+        if !r.verifies(subject) {
+            return Err(Reason::BadReceipt(format!("{}'s signature", r.node)));
+        }
+        seen.push(r.node);
+    }
+    Ok(seen.len())
+}
+
+/// How a member heard another's acceptances, which decides when it must relay them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heard {
+    /// By gossip, which every member forwards as it accepts: only what it counts in the last
+    /// relay round before the deadline needs its receipt to count at the others.
+    ByGossip,
+    /// In answer to a request (reconciliation), which nobody forwards: everything it counts
+    /// with at most `f` signers is relayed.
+    ByRequest,
+}
+
+/// A receipt for the acceptances under one batch seal, named by [`seal_subject`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealReceipt {
+    /// [`seal_subject`] of the seal.
+    pub seal: Digest,
+    /// The relaying member's receipt over it.
+    pub receipt: Receipt,
+}
+
+/// What a receipt for acceptances under `seal` signs: the whole seal.
+pub fn seal_subject(seal: &BatchSeal) -> Digest {
+    sign::digest("hco seal receipt v1", &[&codec::encode(seal)])
+}
+
+/// Signers of each seal among `seals` — its issuer and the valid receipts for it in
+/// `receipts` — keyed by [`seal_subject`]; `bad_receipt` if any receipt for one of them does
+/// not check (receipts for other seals are ignored).
+pub fn seal_signers<'a>(
+    params: &NetworkParams,
+    seals: impl IntoIterator<Item = &'a BatchSeal>,
+    receipts: &[SealReceipt],
+) -> Result<std::collections::HashMap<Digest, usize>, Reason> {
+    let mut out = std::collections::HashMap::new();
+    for seal in seals {
+        let subject = seal_subject(seal);
+        if out.contains_key(&subject) {
+            continue;
+        }
+        let mine = receipts
+            .iter()
+            .filter(|r| r.seal == subject)
+            .map(|r| &r.receipt);
+        out.insert(
+            subject,
+            check_receipts(params, &seal.issuer, &subject, mine)?,
+        );
+    }
+    Ok(out)
 }
 
 /// A reveal with the receipts of the members that relayed it, in the order they did.
@@ -67,11 +159,8 @@ impl RelayedReveal {
 
     /// This reveal with `key`'s receipt added.
     pub fn with_receipt(mut self, key: &SigningKey) -> Self {
-        let sig = sign::sign(key, &Self::receipt_digest(&self.reveal));
-        self.receipts.push(Receipt {
-            node: NodeId(key.verifying_key().to_bytes()),
-            sig,
-        });
+        let subject = Self::receipt_digest(&self.reveal);
+        self.receipts.push(Receipt::new(key, &subject));
         self
     }
 
@@ -84,21 +173,8 @@ impl RelayedReveal {
                 "more receipts than other members".into(),
             ));
         }
-        let digest = Self::receipt_digest(&self.reveal);
-        let mut seen = vec![self.reveal.reveal.node];
-        for r in &self.receipts {
-            if !params.committee.contains(&r.node) {
-                return Err(Reason::BadReceipt(format!("{} is not a member", r.node)));
-            }
-            if seen.contains(&r.node) {
-                return Err(Reason::BadReceipt(format!("{} signs twice", r.node)));
-            }
-            if !sign::verify(&r.node.0, &digest, &r.sig) {
-                return Err(Reason::BadReceipt(format!("{}'s signature", r.node)));
-            }
-            seen.push(r.node);
-        }
-        Ok(())
+        let subject = Self::receipt_digest(&self.reveal);
+        check_receipts(params, &self.reveal.reveal.node, &subject, &self.receipts).map(|_| ())
     }
 }
 
@@ -121,6 +197,31 @@ impl NetworkParams {
     /// moment a window is summarized at the latest, unless every member's reveal counts sooner.
     pub fn reveals_decided_at(&self, t: u64) -> Timestamp {
         self.reveal_deadline(t, self.faults_tolerated() + 1)
+    }
+
+    /// The latest moment another member's acceptance with arrival deadline `base` (for `signers
+    /// = 1`) counts when heard with `signers` signatures on its seal: one relay round later per
+    /// signer past the first, up to `f + 1`. The same rule as for reveals, so a member cannot
+    /// split honest views by delivering acceptances to some members at the last moment.
+    pub fn arrival_deadline(&self, base: Timestamp, signers: usize) -> Timestamp {
+        let extra = signers.clamp(1, self.faults_tolerated() + 1) as u64 - 1;
+        base.saturating_add(extra.saturating_mul(self.relay_round_ms))
+    }
+
+    /// The arrival deadline of another member's acceptance of `t` that is not a touch prompt
+    /// (those have their slot's, [`crate::witness`]): two relay rounds after the window closes.
+    pub fn acceptance_base_deadline(&self, t: u64) -> Timestamp {
+        self.closes_at(t)
+            .saturating_add(2u64.saturating_mul(self.relay_round_ms))
+    }
+
+    /// When every honest member holds the same acceptances of `t`: no window is summarized
+    /// before.
+    pub fn acceptances_decided_at(&self, t: u64) -> Timestamp {
+        self.arrival_deadline(
+            self.acceptance_base_deadline(t),
+            self.faults_tolerated() + 1,
+        )
     }
 }
 

@@ -3,7 +3,7 @@
 //! size limits set on the codec.
 
 use hco_oracle::{
-    IdentityId, Prompt, RelayedReveal, Response, SealedAcceptance, SignedChallenge,
+    IdentityId, Prompt, RelayedReveal, Response, SealReceipt, SealedAcceptance, SignedChallenge,
     SignedEnrolment, SignedRegister, SignedRequest, TryStatus, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,9 @@ pub enum Topic {
     RegistryBatch,
     /// Sealed acceptances, a batch per message (`Vec<SealedAcceptance>`).
     Acceptance,
+    /// Another member's acceptances relayed with receipts for their seals in the last relay
+    /// round before their arrival deadline ([`AcceptanceRelay`]); members only.
+    AcceptanceRelay,
     /// Signed window summaries.
     Summary,
     /// Revealed window secrets.
@@ -34,10 +37,11 @@ pub enum Topic {
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 9] = [
+    pub const ALL: [Topic; 10] = [
         Topic::Registry,
         Topic::RegistryBatch,
         Topic::Acceptance,
+        Topic::AcceptanceRelay,
         Topic::Summary,
         Topic::Reveal,
         Topic::Passkey,
@@ -52,6 +56,7 @@ impl Topic {
             Topic::Registry => "hco/registry/1",
             Topic::RegistryBatch => "hco/registry-batch/1",
             Topic::Acceptance => "hco/acceptance/1",
+            Topic::AcceptanceRelay => "hco/acceptance-relay/1",
             Topic::Summary => "hco/summary/1",
             Topic::Reveal => "hco/reveal/2",
             Topic::Passkey => "hco/passkey/1",
@@ -67,6 +72,7 @@ impl Topic {
             Topic::Registry => "registry",
             Topic::RegistryBatch => "registry_batch",
             Topic::Acceptance => "acceptance",
+            Topic::AcceptanceRelay => "acceptance_relay",
             Topic::Summary => "summary",
             Topic::Reveal => "reveal",
             Topic::Passkey => "passkey",
@@ -213,8 +219,9 @@ pub enum ReconcileReply {
         /// to it.
         more: bool,
     },
-    /// Acceptances.
-    Acceptances(Vec<SealedAcceptance>),
+    /// Acceptances, with the replying member's receipts for their seals (those it did not
+    /// issue): each counts one signer more at the receiver (`hco_oracle::relay`).
+    Acceptances(Vec<SealedAcceptance>, Vec<SealReceipt>),
     /// Registrations.
     Identities(Vec<SignedRegister>),
     /// Passkey enrolments with their credential ids.
@@ -254,6 +261,35 @@ pub const MAX_GOSSIP_FRAME: usize = MAX_GOSSIP_PAYLOAD + GOSSIP_ENVELOPE;
 /// the encoded sizes (proofs grow with the batch, families' answers differ in length).
 pub fn acceptance_payloads(batch: &[SealedAcceptance]) -> Vec<Vec<u8>> {
     payloads(batch, "sealed acceptances")
+}
+
+/// A relay of acceptances (`hco/acceptance-relay/1`): the acceptances and receipts of members
+/// other than the issuer for their seals (`hco_oracle::relay`).
+pub type AcceptanceRelay = (Vec<SealedAcceptance>, Vec<SealReceipt>);
+
+/// Headroom a relay payload leaves for its receipts.
+const RECEIPTS_ROOM: usize = 16 * 1024;
+
+/// The gossip payloads relaying `batch` with `receipts`: each an [`AcceptanceRelay`] of at most
+/// [`MAX_GOSSIP_PAYLOAD`] bytes holding the receipts of the seals in its acceptances.
+pub fn relay_payloads(batch: &[SealedAcceptance], receipts: &[SealReceipt]) -> Vec<Vec<u8>> {
+    let (chunks, _) = hco_oracle::codec::encode_chunks(batch, MAX_GOSSIP_PAYLOAD - RECEIPTS_ROOM);
+    chunks
+        .iter()
+        .filter_map(|c| hco_oracle::codec::decode::<Vec<SealedAcceptance>>(c, usize::MAX).ok())
+        .map(|part| {
+            let seals: Vec<_> = part
+                .iter()
+                .map(|s| hco_oracle::relay::seal_subject(&s.seal))
+                .collect();
+            let mine: Vec<SealReceipt> = receipts
+                .iter()
+                .filter(|r| seals.contains(&r.seal))
+                .cloned()
+                .collect();
+            hco_oracle::codec::encode(&(part, mine))
+        })
+        .collect()
 }
 
 /// The gossip payloads of registrations a member accepted: each the codec's encoding of a

@@ -109,6 +109,35 @@ async fn coalesce<T>(
     }
 }
 
+/// Relays the acceptances of `batch` under the seals this node just counted in their last relay
+/// round (`mine`: its receipts for them, hco_oracle::relay), with the receipts it received for
+/// those seals (`incoming`), on `hco/acceptance-relay/1`. Nothing when `mine` is empty.
+pub(crate) fn relay_acceptances(
+    net: &NetworkClient,
+    batch: &[hco_oracle::SealedAcceptance],
+    incoming: &[hco_oracle::SealReceipt],
+    mine: Vec<hco_oracle::SealReceipt>,
+) {
+    if mine.is_empty() {
+        return;
+    }
+    let seals: Vec<_> = mine.iter().map(|r| r.seal).collect();
+    let relayed: Vec<_> = batch
+        .iter()
+        .filter(|s| seals.contains(&hco_oracle::relay::seal_subject(&s.seal)))
+        .cloned()
+        .collect();
+    let receipts: Vec<_> = incoming
+        .iter()
+        .filter(|r| seals.contains(&r.seal))
+        .cloned()
+        .chain(mine)
+        .collect();
+    for payload in crate::network::protocol::relay_payloads(&relayed, &receipts) {
+        net.publish(Topic::AcceptanceRelay, payload);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ mod batcher;
 mod earlier;
 pub mod faults;
 mod gossip_out;
+pub(crate) use gossip_out::relay_acceptances;
 mod network_events;
 mod observers;
 mod queue;

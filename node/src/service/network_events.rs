@@ -4,12 +4,14 @@
 
 use std::sync::Arc;
 
+use hco_oracle::relay::Heard;
 use hco_oracle::{Reason, SealedAcceptance, SignedEnrolment, SignedRegister, codec};
 use tokio::sync::{Semaphore, mpsc};
 
 use super::{Node, gateway_error, sync};
 use crate::network::protocol::{
-    CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic, WitnessGossip,
+    AcceptanceRelay, CertRpc, ChallengeRpc, MAX_GOSSIP_PAYLOAD, ReconcileReply, Rejection, Topic,
+    WitnessGossip,
 };
 use crate::network::{NetworkEvent, Validation};
 
@@ -98,11 +100,19 @@ impl Node {
                             Err(_) => Validation::Reject,
                         },
                     },
-                    Topic::Acceptance => {
-                        match codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP) {
+                    Topic::Acceptance | Topic::AcceptanceRelay => {
+                        let decoded = if topic == Topic::Acceptance {
+                            codec::decode::<Vec<SealedAcceptance>>(&data, MAX_GOSSIP)
+                                .map(|batch| (batch, Vec::new()))
+                        } else {
+                            codec::decode::<AcceptanceRelay>(&data, MAX_GOSSIP)
+                        };
+                        match decoded {
                             Err(_) => Validation::Reject,
-                            Ok(batch) => {
-                                let (fresh, refused) = o.record_remote_each(&batch, now)?;
+                            Ok((batch, receipts)) => {
+                                let (fresh, refused, relay) =
+                                    o.record_remote_each(&batch, &receipts, Heard::ByGossip, now)?;
+                                super::relay_acceptances(&net, &batch, &receipts, relay);
                                 let recorded = clock.now();
                                 if fresh > 0 {
                                     for s in &batch {

@@ -48,9 +48,7 @@ impl Oracle {
             return Ok(Ok(mine));
         }
         self.count_own_reveal(t)?;
-        // A node summarizing a window more than a window after its reveals were decided was
-        // not running when they were heard (see `decide_excluded`).
-        let catching_up = now > self.params.reveals_decided_at(t) + self.params.window_ms;
+        let catching_up = self.catching_up(t);
         let decided = self.decided_reveals(t, catching_up)?;
         let secrets = first_secrets(&decided);
         // One pass over the window: the acceptances other members issued are audited (this

@@ -38,6 +38,7 @@ pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
 pub use issue::IssuedChallenge;
 pub use links::{LinkedProof, MAX_LINK_LEAD, MAX_LINKS_PER_IDENTITY};
 pub use live::{STREAM_DOMAIN, stream_digest};
+pub use remote::Recorded;
 pub use request::CheckedRequest;
 pub use stage::{STAGE_PREFIX, parse_stage_answer};
 pub use tries::EarlierTries;
@@ -95,6 +96,9 @@ pub struct Oracle {
     beacon_cache: Mutex<Option<(u64, Digest)>>,
     /// Told of new evidence, whatever brought it (audit, reveal, summary, gossip, certificate).
     evidence_observer: OnceLock<EvidenceObserver>,
+    /// When the running node started (0: always, as in tests): a window that closed before
+    /// was decided without it, so it catches up on it from what it holds (see `catching_up`).
+    started_at: std::sync::atomic::AtomicU64,
     /// Told of the per-part verdicts of wrong multi-part answers.
     part_observer: OnceLock<PartObserver>,
     /// The active set last summarized or proved from, `(t, set)`: proofs of a certified
@@ -103,6 +107,21 @@ pub struct Oracle {
     proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
     /// The committee's slot witnesses of recent windows (see [`crate::witness`]).
     witnesses: witnesses::Held,
+}
+
+impl Oracle {
+    /// Tells the oracle when the running node started: windows that closed before then were
+    /// decided without it (their reveals and late acceptances came while it was away), so it
+    /// takes what it holds for them rather than what counted in time (see [`crate::relay`]).
+    pub fn set_started_at(&self, now: crate::Timestamp) {
+        self.started_at
+            .store(now, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether window `t` closed before this node started (see [`Oracle::set_started_at`]).
+    pub(crate) fn catching_up(&self, t: u64) -> bool {
+        self.params.closes_at(t) < self.started_at.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl Oracle {
@@ -137,6 +156,7 @@ impl Oracle {
             unwritten: commit_log::Unwritten::default(),
             beacon_cache: Mutex::new(None),
             evidence_observer: OnceLock::new(),
+            started_at: std::sync::atomic::AtomicU64::new(0),
             part_observer: OnceLock::new(),
             proof_set: Mutex::new(None),
             witnesses: witnesses::Held::default(),

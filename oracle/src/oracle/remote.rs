@@ -13,30 +13,50 @@ use std::collections::{HashMap, HashSet};
 use crate::audit::Violation;
 use crate::evidence::Evidence;
 use crate::ledger::LedgerError;
+use crate::relay::{Heard, Receipt, SealReceipt, seal_signers, seal_subject};
 use crate::secret::check_issuer;
 use crate::{Digest, Profile, Reason, SealedAcceptance, Timestamp, sign};
 
 use super::{Oracle, Outcome};
 
+/// What [`Oracle::record_relayed`] did.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Acceptances new here.
+    pub fresh: usize,
+    /// This node's receipts for the seals it must relay (counted in their last round).
+    pub relay: Vec<SealReceipt>,
+}
+
 impl Oracle {
-    /// [`Oracle::record_remote`], falling back to one acceptance at a time when the batch as a
+    /// [`Oracle::record_relayed`], falling back to one acceptance at a time when the batch as a
     /// whole is refused, so one bad acceptance does not sink the good ones in a gossip message
-    /// or a reconciliation chunk. Returns how many were new and the refusal to act on: the
-    /// first that blames the sender ([`super::blames_sender`]), else the first.
+    /// or a reconciliation chunk. Returns how many were new, the refusal to act on (the first
+    /// that blames the sender, [`super::blames_sender`], else the first) and this node's
+    /// receipts for the seals to relay.
     pub fn record_remote_each(
         &self,
         batch: &[SealedAcceptance],
+        receipts: &[SealReceipt],
+        heard: Heard,
         now: Timestamp,
-    ) -> Result<(usize, Option<Reason>), LedgerError> {
-        let first = match self.record_remote(batch, now)? {
-            Ok(fresh) => return Ok((fresh, None)),
-            Err(reason) if batch.len() <= 1 => return Ok((0, Some(reason))),
+    ) -> Result<(usize, Option<Reason>, Vec<SealReceipt>), LedgerError> {
+        let first = match self.record_relayed(batch, receipts, heard, now)? {
+            Ok(done) => return Ok((done.fresh, None, done.relay)),
+            Err(reason) if batch.len() <= 1 => return Ok((0, Some(reason), Vec::new())),
             Err(reason) => reason,
         };
-        let (mut fresh, mut blamed, mut other) = (0, None, None);
+        let (mut fresh, mut blamed, mut other, mut relay) = (0, None, None, Vec::new());
         for s in batch {
-            match self.record_remote(std::slice::from_ref(s), now)? {
-                Ok(n) => fresh += n,
+            match self.record_relayed(std::slice::from_ref(s), receipts, heard, now)? {
+                Ok(done) => {
+                    fresh += done.fresh;
+                    for r in done.relay {
+                        if !relay.contains(&r) {
+                            relay.push(r);
+                        }
+                    }
+                }
                 Err(reason) if super::blames_sender(&reason) => {
                     blamed.get_or_insert(reason);
                 }
@@ -45,7 +65,30 @@ impl Oracle {
                 }
             }
         }
-        Ok((fresh, blamed.or(other).or(Some(first))))
+        Ok((fresh, blamed.or(other).or(Some(first)), relay))
+    }
+
+    /// This node's receipts for the seals of `acceptances` it holds from other issuers (what it
+    /// sends with acceptances a member reconciles: each counts one signer more there).
+    pub fn receipts_for(&self, acceptances: &[SealedAcceptance]) -> Vec<SealReceipt> {
+        let mut out: Vec<SealReceipt> = Vec::new();
+        for s in acceptances.iter().filter(|s| s.seal.issuer != self.node) {
+            let seal = seal_subject(&s.seal);
+            if !out.iter().any(|r| r.seal == seal) {
+                out.push(SealReceipt {
+                    seal,
+                    receipt: Receipt::new(&self.key, &seal),
+                });
+            }
+        }
+        out
+    }
+
+    /// [`Oracle::record_relayed`] without receipts; returns how many were new.
+    pub fn record_remote(&self, batch: &[SealedAcceptance], now: Timestamp) -> Outcome<usize> {
+        Ok(self
+            .record_relayed(batch, &[], Heard::ByGossip, now)?
+            .map(|done| done.fresh))
     }
 
     /// Records acceptances sealed by another committee member (gossip or reconciliation).
@@ -60,7 +103,27 @@ impl Oracle {
     /// acceptance reaching this node (`now`) later than its slot allows is refused
     /// (`late_acceptance`, [`crate::witness`]) until a certificate of its window is held: then
     /// the quorum vouches for what this node missed.
-    pub fn record_remote(&self, batch: &[SealedAcceptance], now: Timestamp) -> Outcome<usize> {
+    ///
+    /// Every acceptance has an arrival deadline (the relay rule, [`crate::relay`]): a touch
+    /// prompt's slot allows the one above, any other acceptance of `t` counts until
+    /// [`crate::NetworkParams::acceptance_base_deadline`]; each valid receipt of another member
+    /// for its seal in `receipts` adds a relay round (up to `f`), and a refused one is
+    /// `bad_receipt`. A seal counted with at most `f` signers gets this node's receipt,
+    /// returned for the caller to relay with the acceptances, when `heard` by request or in the
+    /// last round before its deadline (gossip forwards the rest in time). A node that started after `t` closed takes what it is sent.
+    pub fn record_relayed(
+        &self,
+        batch: &[SealedAcceptance],
+        receipts: &[SealReceipt],
+        heard: Heard,
+        now: Timestamp,
+    ) -> Outcome<Recorded> {
+        let signers = match seal_signers(&self.params, batch.iter().map(|s| &s.seal), receipts) {
+            Ok(signers) => signers,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let signers_of = |s: &SealedAcceptance| signers.get(&seal_subject(&s.seal)).copied();
+        let mut late_region = HashSet::new();
         let mut good_seals = HashSet::new();
         let mut open_windows = HashMap::new();
         for s in batch {
@@ -101,8 +164,18 @@ impl Oracle {
             if let Err(reason) = self.check_remote_envelope(s)? {
                 return Ok(Err(reason));
             }
-            if !certified && let Err(reason) = self.check_arrival(c, &self.slot(c.t, &c.id)?, now) {
-                return Ok(Err(reason));
+            if !certified && !self.catching_up(c.t) {
+                let base = self.arrival_base(c, &self.slot(c.t, &c.id)?);
+                let r = signers_of(s).unwrap_or(1);
+                let latest = self.params.arrival_deadline(base, r);
+                if now > latest {
+                    return Ok(Err(Reason::LateAcceptance { at: now, latest }));
+                }
+                let last_round = latest.saturating_sub(self.params.relay_round_ms);
+                let unforwarded = heard == Heard::ByRequest || now > last_round;
+                if unforwarded && r <= self.params.faults_tolerated() {
+                    late_region.insert(seal_subject(&s.seal));
+                }
             }
         }
         let digests: Vec<Digest> = batch
@@ -176,7 +249,14 @@ impl Oracle {
         if counters_raised {
             self.ledger.make_durable()?;
         }
-        Ok(Ok(fresh))
+        let relay = late_region
+            .into_iter()
+            .map(|seal| SealReceipt {
+                seal,
+                receipt: Receipt::new(&self.key, &seal),
+            })
+            .collect();
+        Ok(Ok(Recorded { fresh, relay }))
     }
 
     /// Whether window `t` is settled here: this node signed its summary, and the certificate

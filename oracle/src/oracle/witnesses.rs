@@ -161,27 +161,17 @@ impl Oracle {
         }
     }
 
-    /// A prompt acceptance that reached this member at `now`: refused when later than its
-    /// slot's end plus the family's deadline, the clock skew and [`GOSSIP_ALLOWANCE_MS`].
-    pub(super) fn check_arrival(
-        &self,
-        c: &Challenge,
-        slot: &Range<Timestamp>,
-        now: Timestamp,
-    ) -> Result<(), Reason> {
+    /// The arrival deadline, for one signer, of another member's acceptance of `c`: for a
+    /// touch prompt, its slot's end plus the family's deadline, the clock skew and
+    /// [`GOSSIP_ALLOWANCE_MS`]; for any other, [`crate::NetworkParams::acceptance_base_deadline`].
+    pub(super) fn arrival_base(&self, c: &Challenge, slot: &Range<Timestamp>) -> Timestamp {
         if !self.needs_witness(&c.family) {
-            return Ok(());
+            return self.params.acceptance_base_deadline(c.t);
         }
         let deadline_ms = self.params.family(&c.family).map_or(0, |f| f.deadline_ms);
-        let latest = slot
-            .end
+        slot.end
             .saturating_add(deadline_ms)
             .saturating_add(self.params.max_clock_skew_ms)
-            .saturating_add(GOSSIP_ALLOWANCE_MS);
-        if now > latest {
-            Err(Reason::LateAcceptance { at: now, latest })
-        } else {
-            Ok(())
-        }
+            .saturating_add(GOSSIP_ALLOWANCE_MS)
     }
 }

@@ -179,14 +179,16 @@ pub fn reconcile(from: &Oracle, to: &Oracle, t: u64, now: Timestamp) -> anyhow::
                     batch.push(a);
                 }
             }
-            let reply = ReconcileReply::Acceptances(batch);
+            let receipts = from.receipts_for(&batch);
+            let reply = ReconcileReply::Acceptances(batch, receipts);
             acceptance_bytes += codec::encode(&reply).len() as u64;
-            let ReconcileReply::Acceptances(batch) = reply else {
+            let ReconcileReply::Acceptances(batch, receipts) = reply else {
                 anyhow::bail!("an acceptances reply changed kind")
             };
             recorded += to
-                .record_remote(&batch, now)?
-                .map_err(|r| anyhow::anyhow!("reconciled acceptances refused: {r}"))?;
+                .record_relayed(&batch, &receipts, hco_oracle::relay::Heard::ByRequest, now)?
+                .map_err(|r| anyhow::anyhow!("reconciled acceptances refused: {r}"))?
+                .fresh;
         }
         match last {
             Some(last) if more => after = Some(last),

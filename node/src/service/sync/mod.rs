@@ -78,7 +78,8 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
                         out.push(a);
                     }
                 }
-                ReconcileReply::Acceptances(out)
+                let receipts = o.receipts_for(&out);
+                ReconcileReply::Acceptances(out, receipts)
             }
             ReconcileRpc::Identities { after, limit } => {
                 let limit = (limit as usize).min(MAX_FETCH);

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use hco_oracle::relay::Heard;
 use hco_oracle::{IdentityId, codec};
 use libp2p::PeerId;
 
@@ -84,12 +85,20 @@ async fn fetch_chunk(
         t,
         keys: chunk.to_vec(),
     };
-    let Ok(ReconcileReply::Acceptances(batch)) = node.net.reconcile(peer, request).await else {
+    let Ok(ReconcileReply::Acceptances(batch, receipts)) = node.net.reconcile(peer, request).await
+    else {
         return None;
     };
+    let receipts = Arc::new(receipts);
     let record = |batch: Vec<hco_oracle::SealedAcceptance>| {
-        let (oracle, now) = (node.oracle.clone(), node.now());
-        tokio::task::spawn_blocking(move || oracle.record_remote_each(&batch, now))
+        let (oracle, now, receipts) = (node.oracle.clone(), node.now(), receipts.clone());
+        let net = node.net.clone();
+        tokio::task::spawn_blocking(move || {
+            let (fresh, refused, relay) =
+                oracle.record_remote_each(&batch, &receipts, Heard::ByRequest, now)?;
+            crate::service::relay_acceptances(&net, &batch, &receipts, relay);
+            Ok::<_, hco_oracle::LedgerError>((fresh, refused))
+        })
     };
     let mut result = record(batch.clone()).await;
     // Acceptances of identities whose registration missed this node (a cut link): copy the

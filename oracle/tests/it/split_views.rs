@@ -1,11 +1,13 @@
-//! A faulty member cannot split the honest members over whether its reveal counts
-//! (hco_oracle::relay): whoever it reveals to, whenever, honest members that relay within a
-//! round agree, so they leave out the same members and certify the same root.
+//! A faulty member cannot split the honest members over whether its reveal or its acceptances
+//! count (hco_oracle::relay): whoever it sends them to, whenever, by gossip or in answer to a
+//! request, honest members that relay within a round agree, so they leave out the same members,
+//! hold the same acceptances and certify the same root.
 
 use std::collections::BTreeMap;
 
 use hco_challenges::Class;
-use hco_oracle::{RelayedReveal, SignedSummary};
+use hco_oracle::relay::Heard;
+use hco_oracle::{RelayedReveal, SealReceipt, SealedAcceptance, SignedSummary};
 
 use crate::support::{Net, solve_one};
 
@@ -203,4 +205,106 @@ fn a_faulty_members_own_contradictions_leave_it_out_everywhere_or_nowhere() {
             .unwrap();
     }
     assert_eq!(excluded(t), vec![vec![faulty]; 3]);
+}
+
+/// Delivers the faulty member's sealed acceptance of `key` in `t` to each honest member at its
+/// arrival time relative to the arrival deadline, by gossip or in answer to a request (`via`).
+/// Gossip is forwarded by every member that accepts it, and relays go out, each reaching the
+/// other honest members `delay` later. Returns whether each honest member holds it.
+fn deliver_acceptance(
+    net: &Net,
+    key: &ed25519_dalek::SigningKey,
+    t: u64,
+    arrivals: [Option<i64>; 3],
+    via: Heard,
+    delay: u64,
+) -> Vec<bool> {
+    let id = hco_oracle::testing::identity_id(key);
+    let sealed = net.oracles[FAULTY]
+        .ledger()
+        .accepted(t, &id, 0)
+        .unwrap()
+        .unwrap();
+    let base = net.params.acceptance_base_deadline(t) as i64;
+    type Message = (Vec<SealedAcceptance>, Vec<SealReceipt>, Heard);
+    let mut queue: BTreeMap<(u64, usize, usize), Message> = BTreeMap::new();
+    let mut order = 0;
+    for (&member, arrival) in HONEST.iter().zip(arrivals) {
+        if let Some(offset) = arrival {
+            let message = (vec![sealed.clone()], vec![], via);
+            queue.insert(((base + offset) as u64, order, member), message);
+            order += 1;
+        }
+    }
+    while let Some(((at, _, member), (batch, receipts, heard))) = queue.pop_first() {
+        let Ok(done) = net.oracles[member]
+            .record_relayed(&batch, &receipts, heard, at)
+            .unwrap()
+        else {
+            continue;
+        };
+        let mut out = Vec::new();
+        if heard == Heard::ByGossip && done.fresh > 0 {
+            out.push((batch.clone(), receipts.clone(), Heard::ByGossip));
+        }
+        if !done.relay.is_empty() {
+            let relayed = receipts.iter().cloned().chain(done.relay).collect();
+            out.push((batch.clone(), relayed, Heard::ByGossip));
+        }
+        for message in out {
+            for &other in HONEST.iter().filter(|&&o| o != member) {
+                queue.insert((at + delay, order, other), message.clone());
+                order += 1;
+            }
+        }
+    }
+    HONEST
+        .iter()
+        .map(|&m| {
+            net.oracles[m]
+                .ledger()
+                .accepted(t, &id, 0)
+                .unwrap()
+                .is_some()
+        })
+        .collect()
+}
+
+#[test]
+fn honest_members_hold_the_same_acceptances_whatever_a_faulty_issuer_sends_to_whom_and_when() {
+    let net = Net::new(4);
+    let round = net.params.relay_round_ms;
+    let t = 0;
+    let now = net.start(t) + 1_000;
+    let node = net.oracles[FAULTY].node_id();
+    let mut keys = (10_000..)
+        .map(hco_oracle::testing::key)
+        .filter(|k| net.issuer_for(k, t).node_id() == node);
+    let (mut held_somewhere, mut cases) = (0, 0);
+    let early = Some(-(2 * round as i64));
+    let arrivals = [None, early, Some(-(round as i64)), Some(0), Some(1)];
+    for a in arrivals {
+        for b in arrivals {
+            for c in arrivals {
+                for via in [Heard::ByGossip, Heard::ByRequest] {
+                    for delay in [0, round / 2, round] {
+                        let key = keys.next().unwrap();
+                        net.register(&key, Class::Agent, now - 500);
+                        solve_one(&net, &key, t, 0, now, now + 10);
+                        let held = deliver_acceptance(&net, &key, t, [a, b, c], via, delay);
+                        assert!(
+                            held.iter().all(|&x| x == held[0]),
+                            "arrivals {:?} {via:?}, relays after {delay} ms: held {held:?}",
+                            [a, b, c]
+                        );
+                        let in_time = [a, b, c].iter().any(|x| x.is_some_and(|o| o <= 0));
+                        assert_eq!(held[0], in_time, "{:?} {via:?}", [a, b, c]);
+                        held_somewhere += usize::from(held[0]);
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(held_somewhere > 0 && held_somewhere < cases);
 }
