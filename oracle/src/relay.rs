@@ -129,22 +129,45 @@ pub fn seal_signers<'a>(
     Ok(out)
 }
 
-/// A reveal with the receipts of the members that relayed it, in the order they did.
+/// A reveal with its member's reveal of `t − L` (the commitment it opens, [`crate::secret`])
+/// and the receipts of the members that relayed the two, in the order they did. Carrying the
+/// commitment makes whether the reveal opens it a fact of the message every honest member
+/// counts alike, not of what each happened to hold from `L` windows before.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelayedReveal {
     /// The member's signed reveal.
     pub reveal: SignedReveal,
+    /// Its reveal of `t − L` (none in the genesis windows `t < L`).
+    pub earlier: Option<SignedReveal>,
     /// Receipts of other members, each from a distinct member of the committee.
     pub receipts: Vec<Receipt>,
 }
 
 impl RelayedReveal {
-    /// A reveal as its member sends it: no receipt.
-    pub fn direct(reveal: SignedReveal) -> Self {
+    /// A reveal as its member sends it, with its reveal of `t − L`: no receipt.
+    pub fn new(reveal: SignedReveal, earlier: Option<SignedReveal>) -> Self {
         Self {
             reveal,
+            earlier,
             receipts: Vec::new(),
         }
+    }
+
+    /// A reveal without the earlier one (which it then does not prove to open).
+    pub fn direct(reveal: SignedReveal) -> Self {
+        Self::new(reveal, None)
+    }
+
+    /// Whether the reveal opens the commitment its earlier reveal made.
+    pub fn opens_commitment(&self) -> bool {
+        self.earlier
+            .as_ref()
+            .is_some_and(|e| e.reveal.next == crate::secret::commitment(&self.reveal.reveal.secret))
+    }
+
+    /// The digest naming the message that receipts sign: the reveal and the earlier one.
+    pub fn subject(&self) -> Digest {
+        Self::receipt_digest(&self.reveal, self.earlier.as_ref())
     }
 
     /// Distinct members that signed it: the revealer and each receipt's member.
@@ -152,14 +175,17 @@ impl RelayedReveal {
         1 + self.receipts.len()
     }
 
-    /// What a receipt signs: the whole signed reveal.
-    fn receipt_digest(reveal: &SignedReveal) -> Digest {
-        sign::digest("hco reveal receipt v1", &[&codec::encode(reveal)])
+    /// What a receipt signs: the signed reveal and the earlier one.
+    fn receipt_digest(reveal: &SignedReveal, earlier: Option<&SignedReveal>) -> Digest {
+        sign::digest(
+            "hco reveal receipt v2",
+            &[&codec::encode(reveal), &codec::encode(&earlier)],
+        )
     }
 
     /// This reveal with `key`'s receipt added.
     pub fn with_receipt(mut self, key: &SigningKey) -> Self {
-        let subject = Self::receipt_digest(&self.reveal);
+        let subject = self.subject();
         self.receipts.push(Receipt::new(key, &subject));
         self
     }
@@ -168,13 +194,28 @@ impl RelayedReveal {
     /// no member twice, each signature good (`bad_receipt` otherwise).
     pub fn check(&self, params: &NetworkParams) -> Result<(), Reason> {
         self.reveal.check(params)?;
+        if let Some(earlier) = &self.earlier {
+            earlier.check(params)?;
+            let (r, e) = (&self.reveal.reveal, &earlier.reveal);
+            if e.node != r.node || e.t.checked_add(crate::secret::commit_lead(params)) != Some(r.t)
+            {
+                return Err(Reason::Malformed(
+                    "the earlier reveal is not the member's of t − L".into(),
+                ));
+            }
+        }
         if self.receipts.len() >= params.committee.len() {
             return Err(Reason::BadReceipt(
                 "more receipts than other members".into(),
             ));
         }
-        let subject = Self::receipt_digest(&self.reveal);
-        check_receipts(params, &self.reveal.reveal.node, &subject, &self.receipts).map(|_| ())
+        check_receipts(
+            params,
+            &self.reveal.reveal.node,
+            &self.subject(),
+            &self.receipts,
+        )
+        .map(|_| ())
     }
 }
 

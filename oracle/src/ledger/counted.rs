@@ -13,7 +13,7 @@ impl Ledger {
     pub fn put_counted_reveal(&self, relayed: &RelayedReveal) -> Result<bool, LedgerError> {
         let r = &relayed.reveal.reveal;
         let mut key = keys::window_node(r.t, &r.node.0).to_vec();
-        key.extend_from_slice(&blake3::hash(&codec::encode(&relayed.reveal)).as_bytes()[..]);
+        key.extend_from_slice(&relayed.subject().0);
         Ok(self
             .counted_reveals
             .compare_and_swap(key, None::<&[u8]>, Some(codec::encode(relayed)))?

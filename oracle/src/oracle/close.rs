@@ -5,13 +5,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use crate::audit::{AuditReport, SignedReveal, audit_window};
+use crate::audit::{AuditReport, audit_window};
 use crate::certificate::{
     ActiveSet, MembershipProof, SignedSummary, WindowCertificate, WindowSummary, assemble,
 };
 use crate::ledger::{FirstWrite, LedgerError};
 use crate::lifecycle::{IdentityStatus, status};
-use crate::{Digest, IdentityId, NodeId, Reason, SealedAcceptance, Timestamp};
+use crate::{Digest, IdentityId, NodeId, Reason, RelayedReveal, SealedAcceptance, Timestamp};
 
 use super::active::Counted;
 use super::{Oracle, Outcome};
@@ -87,7 +87,7 @@ impl Oracle {
         }
         counted.retain(|c| !unsealed.contains(&c.key()));
         let accused: HashSet<NodeId> = findings.iter().map(|f| f.evidence.seal.issuer).collect();
-        let excluded = self.decide_excluded(t, &decided, catching_up, &accused)?;
+        let excluded = self.decide_excluded(t, &decided, &accused)?;
         let excluded = self.ledger.put_excluded(t, &excluded)?;
         let active = self.active_of(counted.into_iter().map(Ok), &excluded)?;
         let (summary, set) = self.summary_of(t, active)?;
@@ -286,9 +286,9 @@ impl Oracle {
 }
 
 /// Each member's secret in its first decided reveal (a member with two is left out anyway).
-fn first_secrets(decided: &BTreeMap<NodeId, Vec<SignedReveal>>) -> BTreeMap<NodeId, Digest> {
+fn first_secrets(decided: &BTreeMap<NodeId, Vec<RelayedReveal>>) -> BTreeMap<NodeId, Digest> {
     decided
         .iter()
-        .filter_map(|(node, reveals)| Some((*node, reveals.first()?.reveal.secret)))
+        .filter_map(|(node, reveals)| Some((*node, reveals.first()?.reveal.reveal.secret)))
         .collect()
 }

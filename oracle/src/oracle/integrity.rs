@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use crate::audit::SignedReveal;
 use crate::ledger::{FirstWrite, LedgerError};
 use crate::secret::{commit_lead, commitment, window_secret};
-use crate::{Evidence, NodeId, Reason, SignedSummary, WindowCertificate};
+use crate::{Evidence, NodeId, Reason, RelayedReveal, SignedSummary, WindowCertificate};
 
 use super::{Oracle, Outcome};
 
@@ -202,28 +202,31 @@ impl Oracle {
             .filter(|e| e.excludes_acceptances())
             .map(Evidence::accused)
             .collect();
-        self.decide_excluded(t, &self.decided_reveals(t, false)?, false, &accused)
+        self.decide_excluded(t, &self.decided_reveals(t, false)?, &accused)
     }
 
-    /// Each member's reveals of `t` that decide its fate here: those that count by the relay
-    /// rule ([`crate::relay`]), the same at every honest member summarizing on time; for a node
-    /// `catching_up` on a window it was not running for (it heard no reveal in time), the one
-    /// it holds.
+    /// Each member's relayed reveals of `t` that decide its fate here: those that count by the
+    /// relay rule ([`crate::relay`]), the same at every honest member summarizing on time; for
+    /// a node `catching_up` on a window it was not running for (it heard no reveal in time),
+    /// the one it holds, with the member's reveal of `t − L` it holds.
     pub(super) fn decided_reveals(
         &self,
         t: u64,
         catching_up: bool,
-    ) -> Result<BTreeMap<NodeId, Vec<SignedReveal>>, LedgerError> {
+    ) -> Result<BTreeMap<NodeId, Vec<RelayedReveal>>, LedgerError> {
+        let before = t.checked_sub(commit_lead(&self.params));
         let mut out = BTreeMap::new();
         for member in &self.params.committee {
-            let mut reveals: Vec<SignedReveal> = self
-                .ledger
-                .counted_reveals_of(t, member)?
-                .into_iter()
-                .map(|r| r.reveal)
-                .collect();
-            if reveals.is_empty() && catching_up {
-                reveals.extend(self.checked_reveal(t, member)?);
+            let mut reveals = self.ledger.counted_reveals_of(t, member)?;
+            if reveals.is_empty()
+                && catching_up
+                && let Some(held) = self.checked_reveal(t, member)?
+            {
+                let earlier = match before {
+                    Some(b) => self.checked_reveal(b, member)?,
+                    None => None,
+                };
+                reveals.push(RelayedReveal::new(held, earlier));
             }
             if !reveals.is_empty() {
                 out.insert(*member, reveals);
@@ -233,45 +236,33 @@ impl Oracle {
     }
 
     /// The members left out of `t`, from what every honest member decides alike: those without
-    /// a `decided` reveal of `t` (this node's own always counts), with two (equivocation),
-    /// whose reveal does not open the commitment of their decided reveal of `t − L` (genesis
-    /// windows excepted; a node that never summarized `t − L` takes the reveal it holds), and
-    /// those `accused` by this node's own audit of the acceptances it holds. Evidence gossiped
-    /// by others is kept and reported but leaves no one out here: when it arrives depends on
-    /// the sender, so counting it would let a member split honest views with its own
-    /// contradictions.
+    /// a `decided` reveal of `t` (this node's own always counts), with two different ones
+    /// (equivocation), whose reveal no decided message shows to open the commitment of their
+    /// reveal of `t − L` (genesis windows `t < L` excepted; the message carries it), and those
+    /// `accused` by this node's own audit of the acceptances it holds. Evidence gossiped by
+    /// others is kept and reported but leaves no one out here: when it arrives depends on the
+    /// sender, so counting it would let a member split honest views with its own contradictions.
     pub(super) fn decide_excluded(
         &self,
         t: u64,
-        decided: &BTreeMap<NodeId, Vec<SignedReveal>>,
-        catching_up: bool,
+        decided: &BTreeMap<NodeId, Vec<RelayedReveal>>,
         accused: &HashSet<NodeId>,
     ) -> Result<Vec<NodeId>, LedgerError> {
-        let before = t.checked_sub(commit_lead(&self.params));
-        let earlier = match before {
-            Some(b) => {
-                let unsummarized = self.ledger.excluded(b)?.is_none();
-                Some(self.decided_reveals(b, catching_up || unsummarized)?)
-            }
-            None => None,
-        };
+        let genesis = t < commit_lead(&self.params);
         let mut out = Vec::new();
         for member in &self.params.committee {
             if *member == self.node {
                 continue;
             }
-            let now = decided.get(member).map(Vec::as_slice).unwrap_or_default();
-            let committed = match &earlier {
-                None => true,
-                Some(earlier) => earlier.get(member).is_some_and(|earlier| {
-                    now.iter().all(|r| {
-                        earlier
-                            .iter()
-                            .any(|e| e.reveal.next == commitment(&r.reveal.secret))
-                    })
-                }),
-            };
-            if now.len() != 1 || !committed || accused.contains(member) {
+            let messages = decided.get(member).map(Vec::as_slice).unwrap_or_default();
+            let mut reveals: Vec<&SignedReveal> = Vec::new();
+            for m in messages {
+                if !reveals.contains(&&m.reveal) {
+                    reveals.push(&m.reveal);
+                }
+            }
+            let committed = genesis || messages.iter().any(RelayedReveal::opens_commitment);
+            if reveals.len() != 1 || !committed || accused.contains(member) {
                 out.push(*member);
             }
         }

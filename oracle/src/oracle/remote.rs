@@ -249,6 +249,11 @@ impl Oracle {
         if counters_raised {
             self.ledger.make_durable()?;
         }
+        // Relayed once, when first counted here: a batch that brought nothing new was counted
+        // (and relayed where needed) before.
+        if fresh == 0 {
+            late_region.clear();
+        }
         let relay = late_region
             .into_iter()
             .map(|seal| SealReceipt {

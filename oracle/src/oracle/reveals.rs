@@ -19,7 +19,10 @@ impl Oracle {
 
     /// Stores this node's reveal of `t` and counts it here.
     pub(super) fn count_own_reveal(&self, t: u64) -> Result<RelayedReveal, LedgerError> {
-        let own = RelayedReveal::direct(self.own_reveal(t));
+        let earlier = t
+            .checked_sub(crate::secret::commit_lead(&self.params))
+            .map(|before| self.own_reveal(before));
+        let own = RelayedReveal::new(self.own_reveal(t), earlier);
         self.record_reveal(&own.reveal)?;
         self.ledger.put_counted_reveal(&own)?;
         Ok(own)
@@ -43,6 +46,9 @@ impl Oracle {
             return Ok(Err(reason));
         }
         self.record_reveal(&relayed.reveal)?;
+        if let Some(earlier) = &relayed.earlier {
+            self.record_reveal(earlier)?;
+        }
         let member = relayed.reveal.reveal.node;
         let signers = relayed.signers();
         if now > self.params.reveal_deadline(t, signers) {
@@ -63,10 +69,16 @@ impl Oracle {
         Ok(Ok(relays.then_some(held)))
     }
 
-    /// Hears `reveal` from its member directly (no receipt); see [`Oracle::hear_reveal`].
+    /// Hears `reveal` from its member directly (no receipt), with the member's reveal of
+    /// `t − L` this node holds; see [`Oracle::hear_reveal`].
     pub fn add_reveal(&self, reveal: &SignedReveal, now: Timestamp) -> Outcome<()> {
+        let r = &reveal.reveal;
+        let earlier = match r.t.checked_sub(crate::secret::commit_lead(&self.params)) {
+            Some(before) => self.ledger.reveal(before, &r.node)?,
+            None => None,
+        };
         Ok(self
-            .hear_reveal(&RelayedReveal::direct(reveal.clone()), now)?
+            .hear_reveal(&RelayedReveal::new(reveal.clone(), earlier), now)?
             .map(|_| ()))
     }
 

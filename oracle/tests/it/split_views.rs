@@ -308,3 +308,51 @@ fn honest_members_hold_the_same_acceptances_whatever_a_faulty_issuer_sends_to_wh
     }
     assert!(held_somewhere > 0 && held_somewhere < cases);
 }
+
+#[test]
+fn a_member_cut_off_when_an_earlier_window_closed_is_not_left_out_later() {
+    let net = Net::new(4);
+    let lead = hco_oracle::secret::commit_lead(&net.params);
+    // Member 3 is cut off when window 0 closes: its reveal of 0 counts nowhere, and it is
+    // left out of window 0 everywhere.
+    reveal_honest(&net, 0);
+    let decided = net.params.reveals_decided_at(0);
+    let faulty = net.oracles[FAULTY].node_id();
+    for &m in &HONEST {
+        net.oracles[m].summarize(0, decided).unwrap().unwrap();
+        assert_eq!(net.oracles[m].excluded_members(0).unwrap(), vec![faulty]);
+    }
+    // In window L its reveal carries its reveal of 0, which opens the commitment: it counts.
+    let t = lead;
+    reveal_honest(&net, t);
+    let closed = net.params.closes_at(t);
+    let own = net.oracles[FAULTY].reveal(t, closed).unwrap().unwrap();
+    assert!(own.earlier.is_some() && own.opens_commitment());
+    for &m in &HONEST {
+        net.oracles[m].hear_reveal(&own, closed).unwrap().unwrap();
+        net.oracles[m]
+            .summarize(t, net.params.reveals_decided_at(t))
+            .unwrap()
+            .unwrap();
+        assert!(net.oracles[m].excluded_members(t).unwrap().is_empty());
+    }
+    // Without the earlier reveal, nothing shows the commitment opened: left out everywhere.
+    let t = lead + 1;
+    reveal_honest(&net, t);
+    let closed = net.params.closes_at(t);
+    let bare = RelayedReveal::direct(
+        net.oracles[FAULTY]
+            .reveal(t, closed)
+            .unwrap()
+            .unwrap()
+            .reveal,
+    );
+    for &m in &HONEST {
+        net.oracles[m].hear_reveal(&bare, closed).unwrap().unwrap();
+        net.oracles[m]
+            .summarize(t, net.params.reveals_decided_at(t))
+            .unwrap()
+            .unwrap();
+        assert_eq!(net.oracles[m].excluded_members(t).unwrap(), vec![faulty]);
+    }
+}

@@ -87,18 +87,22 @@ pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<
             }
             ReconcileRpc::Reveals { t } => {
                 let mut reveals = o.counted_reveals(t)?;
+                let lead = hco_oracle::secret::commit_lead(o.params());
                 for held in ledger.reveals(t)? {
-                    if !reveals
-                        .iter()
-                        .any(|r| r.reveal.reveal.node == held.reveal.node)
-                    {
-                        reveals.push(RelayedReveal::direct(held));
+                    let node = held.reveal.node;
+                    if !reveals.iter().any(|r| r.reveal.reveal.node == node) {
+                        let earlier = match t.checked_sub(lead) {
+                            Some(before) => ledger.reveal(before, &node)?,
+                            None => None,
+                        };
+                        reveals.push(RelayedReveal::new(held, earlier));
                     }
                 }
                 if withheld {
                     reveals.retain(|r| r.reveal.reveal.node != o.node_id());
                 }
-                reveals.truncate(o.params().committee.len());
+                // A member's second reveal is its equivocation: both are sent.
+                reveals.truncate(2 * o.params().committee.len());
                 ReconcileReply::Reveals(reveals)
             }
             ReconcileRpc::Passkeys { after, limit } => {

@@ -156,7 +156,7 @@ pub async fn pull_reveals(node: &Arc<Node>, t: u64) {
         let now = node.now();
         let net = node.net.clone();
         let recorded = tokio::task::spawn_blocking(move || {
-            for r in reveals.iter().take(members) {
+            for r in reveals.iter().take(2 * members) {
                 match oracle.hear_reveal(r, now)? {
                     Ok(Some(relay)) => net.publish(Topic::Reveal, codec::encode(&relay)),
                     Ok(None) => {}
