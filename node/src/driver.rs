@@ -95,12 +95,15 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     // window closes, and reconciliation can take a while.
     let oracle = node.oracle.clone();
     let now = node.now();
-    if node.faults().withholds_reveal(t) {
-        tracing::warn!(t, "unsafe byzantine: withholding this window's reveal");
-    } else if let Ok(Ok(Ok(reveal))) =
-        tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await
-    {
-        node.net.publish(Topic::Reveal, codec::encode(&reveal));
+    if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
+        if node.faults().withholds_reveal(t) {
+            tracing::warn!(
+                t,
+                "unsafe byzantine: keeping this window's reveal out of gossip"
+            );
+        } else {
+            node.net.publish(Topic::Reveal, codec::encode(&reveal));
+        }
     }
     let (mut fetched, mut answered) = sync::pull_acceptances(node, t).await;
     for _ in 0..RECONCILE_RETRIES {

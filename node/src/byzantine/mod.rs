@@ -31,6 +31,10 @@
 //!
 //! - `own-sybils` (not part of `all`): each window the member answers every try of each of its
 //!   sybils itself, right, as modified issuing code would (see [`own_sybils`]).
+//! - `reveal-to-one` (not part of `all`): the member's reveals are not gossiped; each is put in
+//!   the answer to the first member that asks for the window's reveals, and no other — the
+//!   reveal that would once have split the honest members' exclusion lists
+//!   (hco_oracle::relay).
 //!
 //! The kinds that honest members reject on receipt (backdated, impersonating) are sent once per
 //! process, fewer than the strikes that get a peer banned: the test looks at what the committee
@@ -48,6 +52,7 @@ use std::time::Duration;
 use anyhow::bail;
 use ed25519_dalek::SigningKey;
 use hco_oracle::{Acceptance, Response, VERSION};
+use libp2p::PeerId;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -83,6 +88,8 @@ pub enum Fault {
     Frame,
     /// Answer every try of its own sybils itself.
     OwnSybils,
+    /// Reveal each window to the first member that asks, and to no other.
+    RevealToOne,
 }
 
 impl Fault {
@@ -96,7 +103,7 @@ impl Fault {
         Fault::Frame,
     ];
     /// The faults `all` leaves out: each is named on its own.
-    const BY_NAME_ONLY: [Fault; 1] = [Fault::OwnSybils];
+    const BY_NAME_ONLY: [Fault; 2] = [Fault::OwnSybils, Fault::RevealToOne];
 
     /// Every fault: `all`'s and the ones named on their own.
     fn known() -> impl Iterator<Item = Fault> {
@@ -114,6 +121,7 @@ impl Fault {
             Fault::Late => "late",
             Fault::Frame => "frame",
             Fault::OwnSybils => "own-sybils",
+            Fault::RevealToOne => "reveal-to-one",
         }
     }
 }
@@ -202,9 +210,30 @@ pub fn active(fault: Fault) -> bool {
     ARMED.get().is_some_and(|a| a.faults.contains(&fault))
 }
 
-/// Whether the reveal of `t` is withheld.
+/// Whether the reveal of `t` is kept out of gossip.
 fn withholds_reveal(t: u64) -> bool {
-    active(Fault::WithholdReveal) && t % 2 == 1
+    (active(Fault::WithholdReveal) && t % 2 == 1)
+        || (active(Fault::RevealToOne) && t >= FIRST_WINDOW)
+}
+
+/// With `reveal-to-one`: whether `peer` is the first to ask for the reveals of `t` (it alone
+/// gets this member's); otherwise whether the reveal is not withheld.
+fn serves_reveal_to(t: u64, peer: &PeerId) -> bool {
+    static CHOSEN: std::sync::Mutex<Vec<(u64, PeerId)>> = std::sync::Mutex::new(Vec::new());
+    if !(active(Fault::RevealToOne) && t >= FIRST_WINDOW) {
+        return !withholds_reveal(t);
+    }
+    let Ok(mut chosen) = CHOSEN.lock() else {
+        return false;
+    };
+    match chosen.iter().find(|(w, _)| *w == t) {
+        Some((_, p)) => p == peer,
+        None => {
+            chosen.push((t, *peer));
+            tracing::warn!(t, %peer, "unsafe byzantine: revealing this window to one member alone");
+            true
+        }
+    }
 }
 
 /// The service's fault hook of this process's faults.
@@ -217,6 +246,10 @@ impl FaultHook for Hook {
 
     fn withholds_reveal(&self, t: u64) -> bool {
         withholds_reveal(t)
+    }
+
+    fn serves_reveal_to(&self, t: u64, peer: &PeerId) -> bool {
+        serves_reveal_to(t, peer)
     }
 
     fn describe(&self) -> Option<Vec<&'static str>> {

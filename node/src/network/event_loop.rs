@@ -321,7 +321,7 @@ impl EventLoop {
                 }
                 let id = self.inbound_id();
                 self.reconcile_in.insert(id, channel);
-                if !self.emit(NetworkEvent::Reconcile { id, request }, "rpc") {
+                if !self.emit(NetworkEvent::Reconcile { id, peer, request }, "rpc") {
                     let reply = ReconcileReply::Rejected(overloaded());
                     self.on_command(Command::ReplyReconcile { id, reply });
                 }

@@ -65,6 +65,8 @@ pub enum NetworkEvent {
     Reconcile {
         /// Reply handle.
         id: u64,
+        /// The member asking.
+        peer: PeerId,
         /// The request.
         request: ReconcileRpc,
     },

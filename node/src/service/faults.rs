@@ -7,6 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use hco_oracle::Response;
+use libp2p::PeerId;
 
 use super::Node;
 use crate::network::protocol::ChallengeReply;
@@ -25,9 +26,14 @@ pub trait FaultHook: Send + Sync + 'static {
         Box::pin(async { None })
     }
 
-    /// Whether this node keeps its reveal of window `t` to itself.
+    /// Whether this node keeps its reveal of window `t` out of gossip.
     fn withholds_reveal(&self, _t: u64) -> bool {
         false
+    }
+
+    /// Whether this node puts its reveal of `t` in its answer to `peer`'s reconciliation.
+    fn serves_reveal_to(&self, t: u64, _peer: &PeerId) -> bool {
+        !self.withholds_reveal(t)
     }
 
     /// The faults on, for `/healthz` (`None`: an honest node).

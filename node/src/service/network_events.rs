@@ -49,8 +49,8 @@ impl Node {
                 let reply = reply.unwrap_or_else(|e| gateway_error("internal", e.to_string()));
                 self.net.reply_challenge(id, reply).await;
             }
-            NetworkEvent::Reconcile { id, request } => {
-                let reply = sync::serve(self, request).await.unwrap_or_else(|e| {
+            NetworkEvent::Reconcile { id, peer, request } => {
+                let reply = sync::serve(self, peer, request).await.unwrap_or_else(|e| {
                     ReconcileReply::Rejected(Rejection {
                         code: "internal".into(),
                         message: e.to_string(),

@@ -19,6 +19,7 @@ mod window;
 use std::time::Duration;
 
 use hco_oracle::RelayedReveal;
+use libp2p::PeerId;
 
 use super::Node;
 use crate::network::protocol::{
@@ -53,11 +54,15 @@ impl Default for Limits {
 pub const SETTLE: Duration = Duration::from_millis(1500);
 
 /// Answers a peer's reconciliation request from this node's ledger.
-pub(super) async fn serve(node: &Node, request: ReconcileRpc) -> anyhow::Result<ReconcileReply> {
+pub(super) async fn serve(
+    node: &Node,
+    peer: PeerId,
+    request: ReconcileRpc,
+) -> anyhow::Result<ReconcileReply> {
     let keys_per_reply = node.sync_limits.keys_per_reply;
     // A test-only faulty member keeps a withheld reveal out of its answers too.
     let withheld = match &request {
-        ReconcileRpc::Reveals { t } => node.faults().withholds_reveal(*t),
+        ReconcileRpc::Reveals { t } => !node.faults().serves_reveal_to(*t, &peer),
         _ => false,
     };
     node.blocking(move |o| -> anyhow::Result<ReconcileReply> {

@@ -75,7 +75,9 @@ async fn sync_a_window_larger_than_one_reply_is_pulled_whole() {
             after,
             limit: u32::MAX,
         };
-        let Ok(ReconcileReply::Keys { keys, more }) = serve(&net.nodes[0], request).await else {
+        let Ok(ReconcileReply::Keys { keys, more }) =
+            serve(&net.nodes[0], libp2p::PeerId::random(), request).await
+        else {
             panic!("no keys page");
         };
         after = keys.last().copied();
@@ -173,12 +175,16 @@ async fn sync_replies_keep_to_the_requested_page() {
     let node: Arc<_> = net.nodes[0].clone();
     let page = |after, limit| ReconcileRpc::Identities { after, limit };
 
-    let Ok(ReconcileReply::Identities(first)) = serve(&node, page(None, 2)).await else {
+    let Ok(ReconcileReply::Identities(first)) =
+        serve(&node, libp2p::PeerId::random(), page(None, 2)).await
+    else {
         panic!("no identities page");
     };
     assert_eq!(first.len(), 2);
     let after = first.last().map(|r| r.body.id);
-    let Ok(ReconcileReply::Identities(rest)) = serve(&node, page(after, 2)).await else {
+    let Ok(ReconcileReply::Identities(rest)) =
+        serve(&node, libp2p::PeerId::random(), page(after, 2)).await
+    else {
         panic!("no second identities page");
     };
     assert_eq!(rest.len(), 1);
@@ -195,7 +201,7 @@ async fn sync_replies_keep_to_the_requested_page() {
         limit: u32::MAX,
     };
     assert!(matches!(
-        serve(&node, keys_page).await,
+        serve(&node, libp2p::PeerId::random(), keys_page).await,
         Ok(ReconcileReply::Keys { keys, more: false }) if keys.is_empty()
     ));
 }

@@ -7,10 +7,12 @@
 //! - [`own_sybils`]: a member answering every try of its own sybils, with tries rotating
 //!   between members; none is certified.
 //! - [`late`]: a member that is honest except that it adds to windows once they are certified.
+//! - [`reveal`]: a member that reveals each window to one member alone.
 
 mod late;
 mod member;
 mod own_sybils;
+mod reveal;
 
 use ed25519_dalek::SigningKey;
 use hco_oracle::NodeId;
