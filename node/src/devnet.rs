@@ -227,9 +227,9 @@ pub fn up_with(
         grace: (window / 3).max(Duration::from_secs(3)),
         committee: committee.clone(),
         rotate_issuers: shape.rotate_issuers,
-        // Loopback: a relayed message arrives in milliseconds; 2 s leaves room for a node
-        // loaded by the tests beside it and for a link restored just before a window closes.
-        relay_round: Duration::from_secs(2),
+        // Loopback: a relayed message arrives in milliseconds; 1.5 s leaves room for a node
+        // loaded by the tests beside it.
+        relay_round: Duration::from_millis(1500),
         development: true, // agents run on proof_of_work alone
         ..Default::default()
     };

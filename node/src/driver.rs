@@ -40,7 +40,7 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
         if !synced_registry {
             synced_registry = sync::pull_registry(&node).await;
         }
-        while params.closes_at(next) + SETTLE.as_millis() as u64 <= now {
+        while params.closes_at(next) <= now {
             close_window(&node, next, options.retention_windows, &shutdown).await;
             next += 1;
         }
@@ -48,7 +48,7 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
         for t in next.saturating_sub(3)..next {
             sync::complete_certificate(&node, t).await;
         }
-        let wake = params.closes_at(next) + SETTLE.as_millis() as u64;
+        let wake = params.closes_at(next);
         let sleep = Duration::from_millis(wake.saturating_sub(node.now()).clamp(200, 2_000));
         tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -91,8 +91,8 @@ async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &Cancellat
 /// although some are connected (a node that just started), reconciliation is retried a few
 /// times first: a summary signed from a partial view cannot be taken back.
 async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &CancellationToken) {
-    // The reveal first: it must be heard by the first deadline, three relay rounds after the
-    // window closes, and reconciliation can take a while.
+    // The reveal first, as the window closes: it must be heard by the first deadline, two relay
+    // rounds after the close, and reconciliation can take a while.
     let oracle = node.oracle.clone();
     let now = node.now();
     if let Ok(Ok(Ok(reveal))) = tokio::task::spawn_blocking(move || oracle.reveal(t, now)).await {
@@ -104,6 +104,13 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         } else {
             node.net.publish(Topic::Reveal, codec::encode(&reveal));
         }
+    }
+    // Reconciliation waits a moment for the last acceptances in flight to land.
+    let settled = node.oracle.params().closes_at(t) + SETTLE.as_millis() as u64;
+    let wait = Duration::from_millis(settled.saturating_sub(node.now()));
+    tokio::select! {
+        _ = shutdown.cancelled() => return,
+        _ = tokio::time::sleep(wait) => {}
     }
     let (mut fetched, mut answered) = sync::pull_acceptances(node, t).await;
     for _ in 0..RECONCILE_RETRIES {

@@ -11,7 +11,7 @@
 //! committee size − quorum (the members the quorum can do without) and a relay round `Δ`
 //! ([`NetworkParams::relay_round_ms`]), a reveal carrying `r` signatures from distinct members
 //! — its member's own and `r − 1` [`Receipt`]s of others — counts at a member that hears it by
-//! [`NetworkParams::reveal_deadline`]`(t, r)` = `closes_at(t) + (2 + r) · Δ` (for `r ≤ f + 1`).
+//! [`NetworkParams::reveal_deadline`]`(t, r)` = `closes_at(t) + (1 + r) · Δ` (for `r ≤ f + 1`).
 //! A member that counts a reveal with `r ≤ f` adds its own receipt and relays it at once. So if
 //! one honest member counts a reveal, every honest member counts it one round later, and a
 //! reveal counted with `f + 1` signatures has an honest signer that relayed it in time: every
@@ -226,10 +226,10 @@ impl NetworkParams {
     }
 
     /// The latest moment a reveal of `t` carrying `signers` signatures counts when heard:
-    /// `closes_at(t) + (2 + signers) · Δ`, no later than [`Self::reveals_decided_at`]. The
-    /// first three rounds leave an honest member time to reveal after the window closes.
+    /// `closes_at(t) + (1 + signers) · Δ`, no later than [`Self::reveals_decided_at`]. The
+    /// first two rounds leave an honest member time to reveal after the window closes.
     pub fn reveal_deadline(&self, t: u64, signers: usize) -> Timestamp {
-        let rounds = 2 + signers.clamp(1, self.faults_tolerated() + 1) as u64;
+        let rounds = 1 + signers.clamp(1, self.faults_tolerated() + 1) as u64;
         self.closes_at(t)
             .saturating_add(rounds.saturating_mul(self.relay_round_ms))
     }
@@ -250,10 +250,10 @@ impl NetworkParams {
     }
 
     /// The arrival deadline of another member's acceptance of `t` that is not a touch prompt
-    /// (those have their slot's, [`crate::witness`]): two relay rounds after the window closes.
+    /// (those have their slot's, [`crate::witness`]): one relay round after the window closes,
+    /// when no issuer accepts answers any more.
     pub fn acceptance_base_deadline(&self, t: u64) -> Timestamp {
-        self.closes_at(t)
-            .saturating_add(2u64.saturating_mul(self.relay_round_ms))
+        self.closes_at(t).saturating_add(self.relay_round_ms)
     }
 
     /// When every honest member holds the same acceptances of `t`: no window is summarized
@@ -289,11 +289,11 @@ mod tests {
         let round = params.relay_round_ms;
         assert_eq!(
             params.reveal_deadline(t, 1),
-            params.closes_at(t) + 3 * round
+            params.closes_at(t) + 2 * round
         );
         assert_eq!(
             params.reveal_deadline(t, 2),
-            params.closes_at(t) + 4 * round
+            params.closes_at(t) + 3 * round
         );
         assert_eq!(params.reveal_deadline(t, 3), params.reveal_deadline(t, 2));
         assert_eq!(params.reveals_decided_at(t), params.reveal_deadline(t, 2));

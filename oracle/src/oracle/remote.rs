@@ -101,8 +101,8 @@ impl Oracle {
     /// sender wrong. A window this node has summarized takes no more (`window_summarized`),
     /// unless the certificate shows its summary missed part of the window. A touch prompt's
     /// acceptance reaching this node (`now`) later than its slot allows is refused
-    /// (`late_acceptance`, [`crate::witness`]) until a certificate of its window is held: then
-    /// the quorum vouches for what this node missed.
+    /// (`late_acceptance`, [`crate::witness`]) unless this node is repairing a summary the
+    /// window's certificate does not match: then the quorum vouches for what it missed.
     ///
     /// Every acceptance has an arrival deadline (the relay rule, [`crate::relay`]): a touch
     /// prompt's slot allows the one above, any other acceptance of `t` counts until
@@ -128,15 +128,24 @@ impl Oracle {
         let mut open_windows = HashMap::new();
         for s in batch {
             let c = s.acceptance.challenge();
-            let certified = match open_windows.get(&c.t) {
-                Some(certified) => *certified,
+            let repairing = match open_windows.get(&c.t) {
+                Some(repairing) => *repairing,
                 None => {
                     if self.settled(c.t)? {
                         return Ok(Err(Reason::WindowSummarized { t: c.t }));
                     }
-                    let certified = self.ledger.certificate(c.t)?.is_some();
-                    open_windows.insert(c.t, certified);
-                    certified
+                    // Repairing: this node signed a summary the certificate does not match (it
+                    // missed part of the window), so it takes what it missed, late or not. A
+                    // node that has not summarized yet keeps the deadlines, certificate or not:
+                    // what arrives late now would make its summary differ.
+                    let repairing = self.ledger.certificate(c.t)?.is_some()
+                        && self
+                            .ledger
+                            .summaries(c.t)?
+                            .iter()
+                            .any(|s| s.signer == self.node);
+                    open_windows.insert(c.t, repairing);
+                    repairing
                 }
             };
             if !self.params.committee.contains(&c.issuer) {
@@ -164,7 +173,7 @@ impl Oracle {
             if let Err(reason) = self.check_remote_envelope(s)? {
                 return Ok(Err(reason));
             }
-            if !certified && !self.catching_up(c.t) {
+            if !repairing && !self.catching_up(c.t) {
                 let base = self.arrival_base(c, &self.slot(c.t, &c.id)?);
                 let r = signers_of(s).unwrap_or(1);
                 let latest = self.params.arrival_deadline(base, r);
