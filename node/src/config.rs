@@ -417,7 +417,7 @@ pub struct NetworkSection {
     pub max_clock_skew: Duration,
     /// The relay round of the reveal rule: a relayed message reaches every honest member within
     /// it, clock differences included (see docs/protocol.md, "Whose reveal counts"). A window
-    /// is summarized 1 + f to 2 + f rounds after it closes, f = committee size − quorum. 0 (the
+    /// is summarized 2 + f rounds after it closes, f = committee size − quorum. 0 (the
     /// default): an eighth of the window, at most 5 s and at least 100 ms.
     #[serde(with = "humantime_serde")]
     pub relay_round: Duration,

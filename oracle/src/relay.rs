@@ -250,10 +250,12 @@ impl NetworkParams {
     }
 
     /// The arrival deadline of another member's acceptance of `t` that is not a touch prompt
-    /// (those have their slot's, [`crate::witness`]): one relay round after the window closes,
-    /// when no issuer accepts answers any more.
+    /// (those have their slot's, [`crate::witness`]): two relay rounds after the window closes
+    /// (when no issuer accepts answers any more), as for reveals: a member cut off during the
+    /// window and back by its close has its acceptances pulled in time.
     pub fn acceptance_base_deadline(&self, t: u64) -> Timestamp {
-        self.closes_at(t).saturating_add(self.relay_round_ms)
+        self.closes_at(t)
+            .saturating_add(2u64.saturating_mul(self.relay_round_ms))
     }
 
     /// When every honest member holds the same acceptances of `t`: no window is summarized

@@ -114,7 +114,7 @@ pub struct NetworkParams {
     pub max_clock_skew_ms: u64,
     /// The relay round `Δ` of the reveal rule ([`crate::relay`]): a relayed message reaches
     /// every honest member within it, clock differences included. Windows are summarized
-    /// `(1 + f)` to `(2 + f)` rounds after they close (`f` = committee size − quorum).
+    /// `2 + f` rounds after they close (`f` = committee size − quorum).
     #[serde(default = "default_relay_round")]
     pub relay_round_ms: u64,
     /// Leading zero bits of the proof of work a registration carries (see
