@@ -19,6 +19,35 @@ const HONEST: [usize; 3] = [0, 1, 2];
 /// deadline (`None`: never).
 const ARRIVALS: [Option<i64>; 5] = [None, Some(-1_000), Some(0), Some(1), Some(900)];
 
+/// Every assignment of `arrivals` to the three honest members, each with relays taking 0, half
+/// a round or a round.
+fn schedules(arrivals: [Option<i64>; 5], round: u64) -> Vec<([Option<i64>; 3], u64)> {
+    let mut out = Vec::new();
+    for a in arrivals {
+        for b in arrivals {
+            for c in arrivals {
+                for delay in [0, round / 2, round] {
+                    out.push(([a, b, c], delay));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Asserts that the honest members agree (`outcome`, one per member) and that they count the
+/// message exactly when one of them heard it in time; returns whether they count it.
+fn agree(outcome: &[bool], arrivals: [Option<i64>; 3], case: &str) -> bool {
+    assert!(
+        outcome.iter().all(|&x| x == outcome[0]),
+        "{case}: {outcome:?}"
+    );
+    // Heard in time by anyone, it counts everywhere; heard late by all, nowhere.
+    let in_time = arrivals.iter().any(|x| x.is_some_and(|o| o <= 0));
+    assert_eq!(outcome[0], in_time, "{case}");
+    outcome[0]
+}
+
 /// Delivers the faulty member's reveal of `t` to each honest member at its arrival time, and
 /// every relay an honest member makes to the other honest members `delay` later (at most one
 /// round: the rule's assumption). Returns whether the reveal counts at each honest member.
@@ -80,24 +109,11 @@ fn honest_members_agree_whatever_a_faulty_member_reveals_to_whom_and_when() {
     let round = net.params.relay_round_ms;
     let mut t = 0;
     let mut counted_somewhere = 0;
-    for a in ARRIVALS {
-        for b in ARRIVALS {
-            for c in ARRIVALS {
-                for delay in [0, round / 2, round] {
-                    let counts = deliver(&net, t, [a, b, c], delay);
-                    assert!(
-                        counts.iter().all(|&x| x == counts[0]),
-                        "window {t}: arrivals {:?}, relays after {delay} ms: counts {counts:?}",
-                        [a, b, c]
-                    );
-                    // Heard in time by anyone, it counts everywhere; heard late by all, nowhere.
-                    let in_time = [a, b, c].iter().any(|x| x.is_some_and(|o| o <= 0));
-                    assert_eq!(counts[0], in_time, "window {t}: {:?}", [a, b, c]);
-                    counted_somewhere += usize::from(counts[0]);
-                    t += 1;
-                }
-            }
-        }
+    for (arrivals, delay) in schedules(ARRIVALS, round) {
+        let counts = deliver(&net, t, arrivals, delay);
+        let case = format!("window {t}: arrivals {arrivals:?}, relays after {delay} ms");
+        counted_somewhere += usize::from(agree(&counts, arrivals, &case));
+        t += 1;
     }
     assert!(counted_somewhere > 0 && counted_somewhere < t as usize);
 }
@@ -283,27 +299,15 @@ fn honest_members_hold_the_same_acceptances_whatever_a_faulty_issuer_sends_to_wh
     let (mut held_somewhere, mut cases) = (0, 0);
     let early = Some(-(2 * round as i64));
     let arrivals = [None, early, Some(-(round as i64)), Some(0), Some(1)];
-    for a in arrivals {
-        for b in arrivals {
-            for c in arrivals {
-                for via in [Heard::ByGossip, Heard::ByRequest] {
-                    for delay in [0, round / 2, round] {
-                        let key = keys.next().unwrap();
-                        net.register(&key, Class::Agent, now - 500);
-                        solve_one(&net, &key, t, 0, now, now + 10);
-                        let held = deliver_acceptance(&net, &key, t, [a, b, c], via, delay);
-                        assert!(
-                            held.iter().all(|&x| x == held[0]),
-                            "arrivals {:?} {via:?}, relays after {delay} ms: held {held:?}",
-                            [a, b, c]
-                        );
-                        let in_time = [a, b, c].iter().any(|x| x.is_some_and(|o| o <= 0));
-                        assert_eq!(held[0], in_time, "{:?} {via:?}", [a, b, c]);
-                        held_somewhere += usize::from(held[0]);
-                        cases += 1;
-                    }
-                }
-            }
+    for (schedule, delay) in schedules(arrivals, round) {
+        for via in [Heard::ByGossip, Heard::ByRequest] {
+            let key = keys.next().unwrap();
+            net.register(&key, Class::Agent, now - 500);
+            solve_one(&net, &key, t, 0, now, now + 10);
+            let held = deliver_acceptance(&net, &key, t, schedule, via, delay);
+            let case = format!("arrivals {schedule:?} {via:?}, relays after {delay} ms");
+            held_somewhere += usize::from(agree(&held, schedule, &case));
+            cases += 1;
         }
     }
     assert!(held_somewhere > 0 && held_somewhere < cases);

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
-use hco_oracle::{Digest, testing};
+use hco_oracle::testing;
 
 use super::*;
 use crate::support::{Devnet, get, wait_until};
@@ -21,18 +21,7 @@ fn devnet_byzantine_member_cannot_change_a_certified_window() {
         .filter(|k| issuer(&committee, k, t) != FAULTY)
         .take(3)
         .collect();
-    for key in &honest {
-        register(&net, key);
-    }
-    for node in 0..4 {
-        for key in &honest {
-            let path = format!("/v1/identities/{}", id_of(key));
-            wait_until(Duration::from_secs(20), || {
-                get(&net.url(node), &path).is_some()
-            });
-        }
-    }
-    let params: Digest = serde_json::from_value(current(&net)["params_digest"].clone()).unwrap();
+    let params = register_everywhere(&net, &honest);
     wait_for_window(&net, t);
     for key in &honest {
         solve_honestly(&net, &committee, key, t);

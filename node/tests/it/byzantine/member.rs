@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
-use hco_oracle::{Digest, testing};
+use hco_oracle::testing;
 
 use super::*;
 use crate::support::{Devnet, get, wait_until};
@@ -57,18 +57,7 @@ fn devnet_byzantine_member_is_excluded_and_named() {
     }
     let friend = friend.unwrap();
     assert_eq!(honest.len(), PER_ISSUER * HONEST.len());
-    for key in honest.iter().chain([&friend]) {
-        register(&net, key);
-    }
-    for node in 0..4 {
-        for key in honest.iter().chain([&friend]) {
-            let path = format!("/v1/identities/{}", id_of(key));
-            wait_until(Duration::from_secs(20), || {
-                get(&net.url(node), &path).is_some()
-            });
-        }
-    }
-    let params: Digest = serde_json::from_value(current(&net)["params_digest"].clone()).unwrap();
+    let params = register_everywhere(&net, honest.iter().chain([&friend]));
 
     // Window a: honest agents at honest issuers; the friend's wrong answer accepted by the cheat.
     wait_for_window(&net, a);

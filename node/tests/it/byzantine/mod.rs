@@ -29,6 +29,26 @@ pub const WINDOW: &str = "12s";
 /// The first window in which the cheat acts (`FIRST_WINDOW` of the node's byzantine module).
 pub const FIRST_FAULTY_WINDOW: u64 = 2;
 
+/// Registers each of `keys` (at node 0) and waits until every member holds it; returns the
+/// network's parameters digest, which the expected summaries commit to.
+pub fn register_everywhere<'a>(
+    net: &Devnet,
+    keys: impl IntoIterator<Item = &'a SigningKey> + Clone,
+) -> hco_oracle::Digest {
+    for key in keys.clone() {
+        register(net, key);
+    }
+    for node in 0..4 {
+        for key in keys.clone() {
+            let path = format!("/v1/identities/{}", id_of(key));
+            crate::support::wait_until(std::time::Duration::from_secs(20), || {
+                crate::support::get(&net.url(node), &path).is_some()
+            });
+        }
+    }
+    serde_json::from_value(current(net)["params_digest"].clone()).unwrap()
+}
+
 /// An honest agent answers `t`'s challenge correctly at its (honest) issuer.
 pub fn solve_honestly(net: &Devnet, committee: &[NodeId], key: &SigningKey, t: u64) {
     let node = issuer(committee, key, t);

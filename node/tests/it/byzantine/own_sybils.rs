@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
 use hco_oracle::secret::issuers_of;
-use hco_oracle::{Digest, NetworkParams, NodeId, testing};
+use hco_oracle::{NetworkParams, NodeId, testing};
 
 use super::*;
 use crate::support::{Devnet, get, wait_until};
@@ -92,18 +92,7 @@ fn devnet_own_sybils_of_a_member_are_never_certified() {
         }
     }
     assert_eq!((honest.len(), through_cheat), (6, 3));
-    for key in &honest {
-        register(&net, key);
-    }
-    for node in 0..4 {
-        for key in &honest {
-            let path = format!("/v1/identities/{}", id_of(key));
-            wait_until(Duration::from_secs(20), || {
-                get(&net.url(node), &path).is_some()
-            });
-        }
-    }
-    let params: Digest = serde_json::from_value(current(&net)["params_digest"].clone()).unwrap();
+    let params = register_everywhere(&net, &honest);
 
     for t in [a, b] {
         wait_for_window(&net, t);

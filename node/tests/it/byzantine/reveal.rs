@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
-use hco_oracle::{Digest, testing};
+use hco_oracle::testing;
 
 use super::*;
 use crate::support::{Devnet, get, wait_until};
@@ -28,18 +28,7 @@ fn devnet_byzantine_reveal_to_one_member_counts_at_every_member() {
         .chain(keys.iter().filter(|k| !at_cheat(k)).take(2))
         .cloned()
         .collect();
-    for key in &agents {
-        register(&net, key);
-    }
-    for node in 0..4 {
-        for key in &agents {
-            let path = format!("/v1/identities/{}", id_of(key));
-            wait_until(Duration::from_secs(20), || {
-                get(&net.url(node), &path).is_some()
-            });
-        }
-    }
-    let params: Digest = serde_json::from_value(current(&net)["params_digest"].clone()).unwrap();
+    let params = register_everywhere(&net, &agents);
     wait_for_window(&net, t);
     for key in &agents {
         let node = issuer(&committee, key, t);
