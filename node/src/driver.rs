@@ -120,6 +120,7 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         tokio::time::sleep(Duration::from_millis(500)).await;
         (fetched, answered) = sync::pull_acceptances(node, t).await;
     }
+    sync::pull_links(node, t).await;
     wait_for_reveals(node, t, shutdown).await;
     // Reveals still missing count no more, but a node catching up on a window it was not
     // running for summarizes from those it holds (hco_oracle's `decide_excluded`).
@@ -153,16 +154,18 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
     prune(node, t, retention).await;
 }
 
-/// Waits until the acceptances of `t` are decided and every member's reveal counts here, or
-/// the reveals are decided (`reveals_decided_at`, by this node's clock), or shutdown
-/// (hco_oracle::relay: no honest member summarizes what another may still count). Acceptances
-/// this node missed it pulls once more as their arrival deadline nears (the replying member's
-/// receipt extends it by a round); reveals, with their receipts, once the first deadline is near
-/// and again each relay round while some are missing.
+/// Waits until the acceptances and link statements of `t` are decided and every member's
+/// reveal counts here, or the reveals are decided (`reveals_decided_at`, by this node's clock),
+/// or shutdown (hco_oracle::relay: no honest member summarizes what another may still count).
+/// Acceptances and link statements this node missed it pulls once more as their arrival
+/// deadline nears (the replying member's receipt extends it by a round); reveals, with their
+/// receipts, once the first deadline is near and again each relay round while some are missing.
 async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken) {
     let params = node.oracle.params().clone();
     let decided_at = params.reveals_decided_at(t);
-    let acceptances_decided = params.acceptances_decided_at(t);
+    let acceptances_decided = params
+        .acceptances_decided_at(t)
+        .max(params.links_decided_at(t));
     let mut pull_acceptances_at = Some(params.acceptance_base_deadline(t));
     let mut next_pull = params
         .reveal_deadline(t, 1)
@@ -178,6 +181,7 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
         {
             pull_acceptances_at = None;
             sync::pull_acceptances(node, t).await;
+            sync::pull_links(node, t).await;
             continue;
         }
         if node.now() >= next_pull {

@@ -104,7 +104,7 @@ pub use params::{
 };
 pub use policy::{ClassPolicies, Step, WindowPolicy};
 pub use reason::Reason;
-pub use relay::{Receipt, RelayedReveal, SealReceipt};
+pub use relay::{Receipt, RelayedLink, RelayedReveal, SealReceipt};
 pub use seal::{BatchSeal, SealedAcceptance, seal_batch};
 pub use secret::derive_challenge;
 pub use try_status::TryStatus;
@@ -113,7 +113,7 @@ pub use try_status::TryStatus;
 pub use ledger::{Ledger, LedgerError};
 #[cfg(feature = "ledger")]
 pub use oracle::{
-    CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, LinkedProof, MAX_LINK_LEAD,
-    MAX_LINKS_PER_IDENTITY, Oracle, Outcome, PartVerdicts, Recorded, RegistrationOrigin,
+    CheckedRequest, ENROLMENT_TTL_MS, EarlierTries, IssuedChallenge, LinkHeard, LinkedProof,
+    MAX_LINK_LEAD, MAX_LINKED_CHAINS, Oracle, Outcome, PartVerdicts, Recorded, RegistrationOrigin,
     STAGE_PREFIX, STREAM_DOMAIN, blames_sender, parse_stage_answer, stream_digest,
 };

@@ -293,12 +293,16 @@ pub enum Reason {
     /// or its first window (the message names which, with the link's own code first).
     #[error("the account link is refused: {0}")]
     BadLink(String),
-    /// The identity holds as many link statements as allowed.
-    #[error("the identity already holds {max} account link statements, the most allowed")]
+    /// The identity links as many chains as allowed, each ranking before this statement's.
+    #[error("the identity links {max} chains that rank before this statement's, the most allowed")]
     TooManyLinks {
         /// The limit.
         max: usize,
     },
+    /// Another statement of the identity for the same chain and first window ranks before this
+    /// one (the smallest receipt digest stands, whatever order members heard them in).
+    #[error("another statement of this identity for this chain and first window ranks before it")]
+    LinkOutranked,
     /// The identity has enrolled as many passkeys as allowed.
     #[error("the identity already has {max} passkeys enrolled, the most allowed")]
     TooManyPasskeys {
@@ -410,6 +414,7 @@ reason_table! {
     Reason::BadReceipt(_) => "bad_receipt", 422;
     Reason::BadLink(_) => "bad_link", 422;
     Reason::TooManyLinks { .. } => "too_many_links", 409;
+    Reason::LinkOutranked => "link_outranked", 409;
 }
 
 impl Reason {
@@ -551,6 +556,7 @@ mod tests {
             Reason::BadReceipt(String::new()),
             Reason::BadLink(String::new()),
             Reason::TooManyLinks { max: 8 },
+            Reason::LinkOutranked,
         ]
     }
 

@@ -1,6 +1,7 @@
 //! Account links over HTTP: `POST /v1/links` records a statement signed by the identity and
-//! the account (and gossips it to the committee), `GET /v1/windows/{t}/links/{account}` serves
-//! the certificate, the account's link in it and its identity's membership proof.
+//! the account (and gossips it to the committee with this member's receipt),
+//! `GET /v1/windows/{t}/links/{account}` serves the certificate, the account's link in it and
+//! its identity's membership proof.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -9,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use hco_oracle::account::AccountId;
 use hco_oracle::link::SignedLink;
-use hco_oracle::{LightVerifier, LinkedProof, codec};
+use hco_oracle::{LightVerifier, LinkedProof, RelayedLink, codec};
 use serde_json::json;
 
 use super::handlers::ApiResult;
@@ -32,13 +33,15 @@ pub async fn record(
         )
     })?;
     let now = state.node.now();
-    let link = signed.clone();
-    let fresh = blocking(&state, move |o| o.record_link(&link, now))
+    let link = RelayedLink::new(signed.clone());
+    let heard = blocking(&state, move |o| o.hear_link(&link, now))
         .await?
         .map_err(ApiError::from)?;
-    if fresh {
-        state.node.net.publish(Topic::Link, codec::encode(&signed));
+    // With this member's receipt, so that members the client did not reach still keep it.
+    if let Some(relay) = heard.relay {
+        state.node.net.publish(Topic::Link, codec::encode(&relay));
     }
+    let fresh = heard.fresh;
     let status = if fresh {
         StatusCode::CREATED
     } else {

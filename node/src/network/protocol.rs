@@ -3,8 +3,8 @@
 //! size limits set on the codec.
 
 use hco_oracle::{
-    IdentityId, Prompt, RelayedReveal, Response, SealReceipt, SealedAcceptance, SignedChallenge,
-    SignedEnrolment, SignedRegister, SignedRequest, TryStatus, WindowCertificate,
+    IdentityId, Prompt, RelayedLink, RelayedReveal, Response, SealReceipt, SealedAcceptance,
+    SignedChallenge, SignedEnrolment, SignedRegister, SignedRequest, TryStatus, WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +62,7 @@ impl Topic {
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
             Topic::Witness => "hco/witness/1",
-            Topic::Link => "hco/link/1",
+            Topic::Link => "hco/link/2",
         }
     }
 
@@ -205,6 +205,16 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_PASSKEY_FETCH`]).
         limit: u32,
     },
+    /// Account link statements whose first window is `t`, after `(id, CAIP-2 chain id)` in
+    /// that order.
+    Links {
+        /// Window.
+        t: u64,
+        /// Exclusive lower bound.
+        after: Option<(IdentityId, String)>,
+        /// At most this many (capped at [`MAX_LINK_FETCH`]).
+        limit: u32,
+    },
 }
 
 /// Replies on `/hco/reconcile/2`.
@@ -229,6 +239,9 @@ pub enum ReconcileReply {
     /// Reveals of a window, as the replying node holds them: those that count there with their
     /// receipts (see `hco_oracle::relay`), the others bare.
     Reveals(Vec<RelayedReveal>),
+    /// Link statements, each with the replying member's receipt (`hco_oracle::relay`); fewer
+    /// than the request's limit when no more follow.
+    Links(Vec<RelayedLink>),
     /// A rejection.
     Rejected(Rejection),
 }
@@ -325,3 +338,10 @@ pub const MAX_KEY_ROUNDS: usize = 64;
 
 /// Most passkey enrolments per reconciliation reply (each is at most 16 KiB).
 pub const MAX_PASSKEY_FETCH: usize = 32;
+
+/// Most link statements per reconciliation reply (each about 400 bytes with its receipt).
+pub const MAX_LINK_FETCH: usize = 512;
+
+/// Most link replies a node asks one peer for about one window: with [`MAX_LINK_FETCH`], the
+/// statements of one first window a node pulls from one peer.
+pub const MAX_LINK_ROUNDS: usize = 256;

@@ -166,16 +166,25 @@ impl Node {
                             Err(_) => Validation::Reject,
                         },
                     },
+                    // A statement kept here with at most f receipts goes on with this node's
+                    // receipt (hco_oracle::relay's link rule), as a message of its own.
                     Topic::Link => match codec::decode(&data, MAX_GOSSIP) {
                         Err(_) => Validation::Reject,
-                        Ok(link) => match o.record_link(&link, now)? {
-                            Ok(_) => Validation::Accept,
-                            // Not yet registered here, its window already begun (gossip came
-                            // late), or at the identity's limit: not the sender's fault.
+                        Ok(relayed) => match o.hear_link(&relayed, now)? {
+                            Ok(heard) => {
+                                if let Some(relay) = heard.relay {
+                                    net.publish(Topic::Link, codec::encode(&relay));
+                                }
+                                Validation::Accept
+                            }
+                            // Not registered here yet, outside its window here, or outranked
+                            // by what this member holds: not the sender's fault.
                             Err(
                                 Reason::UnknownIdentity
                                 | Reason::WrongWindow { .. }
-                                | Reason::TooManyLinks { .. },
+                                | Reason::BeforeGenesis { .. }
+                                | Reason::TooManyLinks { .. }
+                                | Reason::LinkOutranked,
                             ) => Validation::Ignore,
                             Err(_) => Validation::Reject,
                         },

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use hco_oracle::account::{address_of, personal_message_hash};
 
-use crate::support::{Devnet, get, hco, hco_json, wait_until};
+use serde_json::Value;
+
+use crate::support::{Devnet, get, hco, hco_json, post, wait_until};
 
 /// An EVM wallet: its key and its account on chain 1.
 fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
@@ -131,4 +133,54 @@ fn devnet_a_linked_account_counts_only_for_a_person_active_in_the_certified_wind
     // The window before had no links in force.
     let (ok, v) = linked(&net, 0, &account_p, t - 1);
     assert!(!ok, "{v}");
+}
+
+/// Blocks (or unblocks) every other member at node `i`, waiting until it is cut off.
+fn cut(net: &Devnet, i: usize, members: usize, block: bool) {
+    let action = if block { "block" } else { "unblock" };
+    for j in (0..members).filter(|&j| j != i) {
+        let path = format!("/admin/peers/{}/{action}", net.node_id(j));
+        let (status, body) = post(&net.url(i), &path, &Value::Null);
+        assert_eq!(status, 200, "{body}");
+    }
+    if block {
+        wait_until(Duration::from_secs(5), || {
+            get(&net.url(i), "/healthz").unwrap()["peers"] == 0
+        });
+    }
+}
+
+#[test]
+fn devnet_a_statement_only_one_member_heard_is_pulled_by_the_others_and_certified() {
+    let net = Devnet::up(4, "8s", true);
+    let person = identity(&net, "person", "human");
+    let id = hco()
+        .args(["identity", "show", "--key", &person])
+        .output()
+        .unwrap();
+    let id = String::from_utf8(id.stdout).unwrap().trim().to_owned();
+    wait_until(Duration::from_secs(10), || {
+        (1..4).all(|j| get(&net.url(j), &format!("/v1/identities/{id}")).is_some())
+    });
+    let (wallet_p, account_p) = wallet(34);
+    let current = get(&net.url(0), "/v1/windows/current").unwrap()["t"]
+        .as_u64()
+        .unwrap();
+    let t = current + 2;
+    // Member 0 alone hears the statement: it is cut off from the others, and its gossip is
+    // gone by the time it is back.
+    cut(&net, 0, 4, true);
+    link(&net, &person, &wallet_p, &account_p, t);
+    std::thread::sleep(Duration::from_millis(2500));
+    cut(&net, 0, 4, false);
+    wait_until(Duration::from_secs(30), || {
+        get(&net.url(0), "/v1/windows/current").unwrap()["t"].as_u64() == Some(t)
+    });
+    let (ok, v) = hco_json(&["client", "solve", "--node", &net.url(1), "--key", &person]);
+    assert!(ok && v["verdict"] == "accepted" && v["window"] == t, "{v}");
+    // The others pulled it before summarizing t: the certificate commits to it, and a member
+    // that never heard it by gossip serves its proof.
+    wait_until(Duration::from_secs(40), || linked(&net, 2, &account_p, t).0);
+    let (_, v) = linked(&net, 3, &account_p, t);
+    assert_eq!(v["class"], "human", "{v}");
 }

@@ -1,7 +1,7 @@
 //! Account links (tree `links`): `identity ‖ chain ‖ 0x00 ‖ from_window` → the
 //! [`SignedLink`], one statement per identity, chain (CAIP-2 id) and first window. Which
-//! statements are in force in a window is the oracle's rule (`Oracle::links_in_force`); here
-//! they are only stored, listed and pruned.
+//! statement stands and which are in force in a window are the oracle's rules; here they are
+//! only stored, listed and removed.
 
 use hco_verify::link::SignedLink;
 
@@ -19,13 +19,11 @@ fn key(link: &SignedLink) -> Vec<u8> {
 }
 
 impl Ledger {
-    /// Stores a checked statement unless one is held for its identity, chain and first window
-    /// (the first held is kept); whether it was new.
-    pub fn put_link(&self, link: &SignedLink) -> Result<bool, LedgerError> {
-        let swapped =
-            self.links
-                .compare_and_swap(key(link), None::<&[u8]>, Some(codec::encode(link)))?;
-        Ok(swapped.is_ok())
+    /// Stores a checked statement, replacing the one held for its identity, chain and first
+    /// window (the oracle decides which stands).
+    pub fn put_link(&self, link: &SignedLink) -> Result<(), LedgerError> {
+        self.links.insert(key(link), codec::encode(link))?;
+        Ok(())
     }
 
     /// The statements of `id`, by chain and first window.
@@ -44,7 +42,7 @@ impl Ledger {
             .collect()
     }
 
-    /// Removes a statement (superseded for every window still open).
+    /// Removes a statement (one the oracle's rules drop).
     pub fn remove_link(&self, link: &SignedLink) -> Result<(), LedgerError> {
         self.links.remove(key(link))?;
         Ok(())

@@ -36,7 +36,7 @@ use crate::{Digest, IdentityId, NetworkParams, NodeId, ParamsError, Profile, Rea
 pub use envelope::blames_sender;
 pub use identity::{ENROLMENT_TTL_MS, Origin as RegistrationOrigin};
 pub use issue::IssuedChallenge;
-pub use links::{LinkedProof, MAX_LINK_LEAD, MAX_LINKS_PER_IDENTITY};
+pub use links::{LinkHeard, LinkedProof, MAX_LINK_LEAD, MAX_LINKED_CHAINS};
 pub use live::{STREAM_DOMAIN, stream_digest};
 pub use remote::Recorded;
 pub use request::CheckedRequest;
@@ -107,6 +107,8 @@ pub struct Oracle {
     proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
     /// The committee's slot witnesses of recent windows (see [`crate::witness`]).
     witnesses: witnesses::Held,
+    /// Serialises the read-decide-write of an identity's link statements.
+    links_lock: Mutex<()>,
 }
 
 impl Oracle {
@@ -159,6 +161,7 @@ impl Oracle {
             started_at: std::sync::atomic::AtomicU64::new(0),
             part_observer: OnceLock::new(),
             proof_set: Mutex::new(None),
+            links_lock: Mutex::new(()),
             witnesses: witnesses::Held::default(),
             keys: crate::key_cache::KeyCache::new(1 << 20),
             profiles: crate::key_cache::IdentityCache::new(1 << 20),

@@ -8,6 +8,7 @@ mod conflicts;
 mod integrity;
 mod js_fixtures;
 mod ledger_model;
+mod link_race;
 mod links;
 mod policy;
 mod presence;

@@ -8,11 +8,13 @@
 //!   within the protocol's page limits (a page of keys says whether more follow);
 //! - [`registry`]: pulling identities and passkeys from a peer (at start);
 //! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized);
+//! - [`links`]: pulling the account link statements whose first window is closing;
 //! - [`certificate`]: answering `/hco/cert/1`, and completing a window's certificate from peers.
 //!
 //! The window driver decides when to pull; whatever is pulled is checked by the oracle again.
 
 mod certificate;
+mod links;
 mod registry;
 mod window;
 
@@ -23,11 +25,13 @@ use libp2p::PeerId;
 
 use super::Node;
 use crate::network::protocol::{
-    MAX_FETCH, MAX_KEY_ROUNDS, MAX_KEYS, MAX_PASSKEY_FETCH, ReconcileReply, ReconcileRpc,
+    MAX_FETCH, MAX_KEY_ROUNDS, MAX_KEYS, MAX_LINK_FETCH, MAX_PASSKEY_FETCH, ReconcileReply,
+    ReconcileRpc,
 };
 
 pub use certificate::complete_certificate;
 pub(super) use certificate::serve_cert;
+pub use links::pull_links;
 pub use registry::pull_registry;
 pub use window::{all_reveals_count, pull_acceptances, pull_reveals};
 
@@ -109,6 +113,10 @@ pub(super) async fn serve(
                 // A member's second reveal is its equivocation: both are sent.
                 reveals.truncate(2 * o.params().committee.len());
                 ReconcileReply::Reveals(reveals)
+            }
+            ReconcileRpc::Links { t, after, limit } => {
+                let limit = (limit as usize).min(MAX_LINK_FETCH);
+                ReconcileReply::Links(o.links_of_window(t, after.as_ref(), limit)?)
             }
             ReconcileRpc::Passkeys { after, limit } => {
                 let limit = (limit as usize).min(MAX_PASSKEY_FETCH);

@@ -23,8 +23,12 @@
 //! When that fails, honest members may still leave out different members and a window may go
 //! uncertified — never certified twice: each member signs one summary per window.
 
+mod link;
+
 use ed25519_dalek::SigningKey;
 use serde::{Deserialize, Serialize};
+
+pub use link::{RelayedLink, link_subject};
 
 use crate::{
     BatchSeal, Digest, NetworkParams, NodeId, Reason, Sig, SignedReveal, Timestamp, codec, sign,
@@ -54,15 +58,16 @@ impl Receipt {
     }
 }
 
-/// Checks receipts for one message signed first by `author`: each from a committee member
-/// other than the author, no member twice, each signature good over `subject`.
+/// Checks receipts for one message signed first by `author` (none for a client's message):
+/// each from a committee member other than the author, no member twice, each signature good
+/// over `subject`. Returns the distinct members that signed, the author included.
 fn check_receipts<'a>(
     params: &NetworkParams,
-    author: &NodeId,
+    author: Option<&NodeId>,
     subject: &Digest,
     receipts: impl IntoIterator<Item = &'a Receipt>,
 ) -> Result<usize, Reason> {
-    let mut seen = vec![*author];
+    let mut seen: Vec<NodeId> = author.into_iter().copied().collect();
     for r in receipts {
         if !params.committee.contains(&r.node) {
             return Err(Reason::BadReceipt(format!("{} is not a member", r.node)));
@@ -123,7 +128,7 @@ pub fn seal_signers<'a>(
             .map(|r| &r.receipt);
         out.insert(
             subject,
-            check_receipts(params, &seal.issuer, &subject, mine)?,
+            check_receipts(params, Some(&seal.issuer), &subject, mine)?,
         );
     }
     Ok(out)
@@ -211,7 +216,7 @@ impl RelayedReveal {
         }
         check_receipts(
             params,
-            &self.reveal.reveal.node,
+            Some(&self.reveal.reveal.node),
             &self.subject(),
             &self.receipts,
         )
