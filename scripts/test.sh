@@ -102,6 +102,9 @@ if [ -n "$node_ok" ]; then
     [ -d node_modules ] || npm ci --ignore-scripts --no-audit --no-fund
     npm test
   )
+  # The DAO example (a Snapshot-shaped strategy on the verifier) against a stand-in node; the
+  # node's links devnet test runs it against real nodes.
+  (cd examples/snapshot-strategy && node --test test/)
   # The js-libp2p observer (scripts/observer-js/) that the node's observer_js test runs against a
   # node; without its packages that test skips itself with a warning.
   (

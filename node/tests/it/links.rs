@@ -133,6 +133,63 @@ fn devnet_a_linked_account_counts_only_for_a_person_active_in_the_certified_wind
     // The window before had no links in force.
     let (ok, v) = linked(&net, 0, &account_p, t - 1);
     assert!(!ok, "{v}");
+    // The DAO example: one vote for the person's wallet, none for the agent's or an unlinked
+    // one, none in the window before.
+    let addresses = [&account_p, &account_a, &unlinked].map(|a| a.rsplit(':').next().unwrap());
+    match snapshot_scores(&net, t, &addresses) {
+        Err(why) => eprintln!("!!!! SKIPPED the DAO example's devnet check: {why} !!!!"),
+        Ok(scores) => {
+            let expected: Value = [(addresses[0], 1), (addresses[1], 0), (addresses[2], 0)]
+                .into_iter()
+                .map(|(a, n)| (a.to_owned(), Value::from(n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+            assert_eq!(scores, expected);
+            let before = snapshot_scores(&net, t - 1, &addresses).unwrap();
+            assert!(
+                before.as_object().unwrap().values().all(|n| n == 0),
+                "{before}"
+            );
+        }
+    }
+}
+
+/// The scores of examples/snapshot-strategy for `addresses` in window `t`, asked of node 2 with
+/// the committee pinned from node 0; `Err` when Node.js 20.19+ or the verifier's packages
+/// (js/node_modules, installed by scripts/test.sh) are missing.
+fn snapshot_scores(net: &Devnet, t: u64, addresses: &[&str]) -> Result<Value, String> {
+    crate::support::node_js()?;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if !root.join("js/node_modules").is_dir() {
+        return Err("js/node_modules is missing (npm ci in js/)".into());
+    }
+    let params = get(&net.url(0), "/v1/params").unwrap();
+    let pinned = serde_json::json!({
+        "committee": params["params"]["committee"],
+        "quorum": params["params"]["quorum"],
+        "params": params["digest"],
+    });
+    let pinned_file = net.dir.path().join("pinned.json");
+    std::fs::write(&pinned_file, pinned.to_string()).unwrap();
+    let out = std::process::Command::new("node")
+        .arg(root.join("examples/snapshot-strategy/scores.mjs"))
+        .args([
+            "--node",
+            &net.url(2),
+            "--window",
+            &t.to_string(),
+            "--pinned",
+        ])
+        .arg(&pinned_file)
+        .args(addresses)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(serde_json::from_slice(&out.stdout).unwrap())
 }
 
 /// Blocks (or unblocks) every other member at node `i`, waiting until it is cut off.

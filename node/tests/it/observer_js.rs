@@ -32,19 +32,7 @@ fn observer_dir() -> PathBuf {
 
 /// Node.js 20.19 or newer with the observer's dependencies installed, or why not.
 fn ready_observer() -> Result<(), String> {
-    let version = Command::new("node")
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("no `node` on PATH ({e})"))?;
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
-    let parts: Vec<u32> = version
-        .trim_start_matches('v')
-        .split('.')
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    if parts.len() < 2 || (parts[0], parts[1]) < (20, 19) {
-        return Err(format!("Node.js {version} is older than 20.19"));
-    }
+    crate::support::node_js()?;
     let dir = observer_dir();
     if dir.join("node_modules").is_dir() {
         return Ok(());

@@ -583,3 +583,21 @@ pub fn agent_key_file(node: &Single, name: &str) -> String {
     assert!(ok, "{v}");
     key
 }
+
+/// Node.js 20.19 or newer on PATH (the floor of the JavaScript packages), or why not.
+pub fn node_js() -> Result<(), String> {
+    let version = Command::new("node")
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("no `node` on PATH ({e})"))?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let parts: Vec<u32> = version
+        .trim_start_matches('v')
+        .split('.')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    if parts.len() < 2 || (parts[0], parts[1]) < (20, 19) {
+        return Err(format!("Node.js {version} is older than 20.19"));
+    }
+    Ok(())
+}
