@@ -16,6 +16,7 @@
 //! labels with [`label`], inverts each step's template and solves 100 % of the prompts at every
 //! pass count (200 per count in its tests), the family's honest ε_auto.
 
+use crate::lock::frame::{LABEL_STYLES, MULTI_PASS_INTROS as INTROS, label};
 use crate::lock::{self, Order, Rule, Selection, Transform, noise, phrasing};
 use crate::vocab::vocabulary;
 use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed, SeedStream};
@@ -26,29 +27,6 @@ pub const PASSES: std::ops::RangeInclusive<u32> = 1..=4;
 /// The multi-pass lock family.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MultiPassLock;
-
-pub(crate) const INTROS: &[&str] = &[
-    "The steps below are shuffled. Put them back in numbered order, apply them to the list, and answer.",
-    "Follow the numbered procedure (its steps are listed out of order) on the word list.",
-    "A procedure in several passes, jumbled. Run it in the order its labels give.",
-];
-
-const ROMAN: &[&str] = &["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"];
-const ORDINAL: &[&str] = &[
-    "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
-];
-
-/// Label styles (`Step 3:`, `(iii)`, `Third:`); a prompt uses one for all its steps.
-pub(crate) const LABEL_STYLES: u64 = 3;
-
-/// Step `n`'s label (from 0) in `style`.
-pub(crate) fn label(style: u64, n: usize) -> String {
-    match style {
-        0 => format!("Step {}:", n + 1),
-        1 => format!("({})", ROMAN.get(n).copied().unwrap_or("x")),
-        _ => format!("{}:", ORDINAL.get(n).copied().unwrap_or("Last")),
-    }
-}
 
 fn draw_transforms(s: &mut SeedStream, passes: usize) -> Vec<Transform> {
     let mut out: Vec<Transform> = Vec::with_capacity(passes);

@@ -20,6 +20,7 @@
 //! template. Its baseline solver (`lock::baseline`) is that script; it solves 100 % of the
 //! prompts at every level (200 per level in its tests), which is the family's honest ε_auto.
 
+use crate::lock::frame::OBFUSCATED_INTROS as INTROS;
 use crate::lock::{self, LetterRule, Order, Rule, Selection, noise, phrasing};
 use crate::vocab::vocabulary;
 use crate::{AnswerKey, Class, Family, FamilyParams, Generated, Prompt, Reject, Seed, SeedStream};
@@ -30,13 +31,6 @@ pub const LEVELS: std::ops::RangeInclusive<u32> = 1..=3;
 /// The obfuscated text lock family.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ObfuscatedTextLock;
-
-pub(crate) const INTROS: &[&str] = &[
-    "Recover the instruction hidden in the noise below and apply it to the list.",
-    "The note below is garbled; work out what it asks and do it.",
-    "Decode the scrambled request and answer it exactly.",
-    "Some of this text is noise. Find the real rule and apply it.",
-];
 
 /// A second condition that keeps at least two and drops at least one of the selected words.
 pub(crate) fn letter_rule(

@@ -11,15 +11,16 @@
 //! families are labelled baselines (`Family::script_solvable`) and never count as proof of the
 //! agent class on their own.
 
+use super::frame::{MULTI_PASS_INTROS, OBFUSCATED_INTROS};
 use super::invert;
 
 /// Answers a lock prompt of either family (told apart by the generator's intro lines); `None`
 /// when the text is not a prompt the generators write.
 pub(crate) fn solve(text: &str) -> Option<String> {
     let intro = text.lines().next()?;
-    if crate::obfuscated_text_lock::INTROS.contains(&intro) {
+    if OBFUSCATED_INTROS.contains(&intro) {
         invert::obfuscated(text)
-    } else if crate::multi_pass_lock::INTROS.contains(&intro) {
+    } else if MULTI_PASS_INTROS.contains(&intro) {
         invert::multi_pass(text)
     } else {
         invert::obfuscated(text).or_else(|| invert::multi_pass(text))

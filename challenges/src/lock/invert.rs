@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::denoise::{list_words, skeleton};
+use super::frame::{LABEL_STYLES, label};
 use super::phrasing::{self, DROP, FORMAT, KEEP, number_texts};
 use super::{LetterRule, Order, Rule, Selection, Transform};
 use crate::vocab::vocabulary;
@@ -191,10 +192,10 @@ pub(crate) fn obfuscated(text: &str) -> Option<String> {
 
 /// The step number of a `multi_pass_lock` line and its sentence, from the generator's labels.
 fn labelled(line: &str) -> Option<(usize, &str)> {
-    (0..crate::multi_pass_lock::LABEL_STYLES)
+    (0..LABEL_STYLES)
         .flat_map(|style| (0..9).map(move |n| (style, n)))
         .find_map(|(style, n)| {
-            let label = crate::multi_pass_lock::label(style, n);
+            let label = label(style, n);
             line.strip_prefix(&label)?
                 .strip_prefix(' ')
                 .map(|rest| (n, rest))

@@ -8,6 +8,7 @@
 
 pub(crate) mod baseline;
 mod denoise;
+pub(crate) mod frame;
 mod invert;
 pub(crate) mod noise;
 pub(crate) mod phrasing;

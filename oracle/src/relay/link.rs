@@ -16,7 +16,7 @@ use ed25519_dalek::SigningKey;
 use hco_verify::link::SignedLink;
 use serde::{Deserialize, Serialize};
 
-use super::{Receipt, check_receipts};
+use super::receipt::{Receipt, check_receipts};
 use crate::{Digest, NetworkParams, Reason, Timestamp, codec, sign};
 
 /// What a receipt for a statement signs, and the order among statements of one identity, chain

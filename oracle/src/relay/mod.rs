@@ -24,64 +24,16 @@
 //! uncertified — never certified twice: each member signs one summary per window.
 
 mod link;
+mod receipt;
 
 use ed25519_dalek::SigningKey;
 use serde::{Deserialize, Serialize};
 
 pub use link::{RelayedLink, link_subject};
+pub use receipt::Receipt;
 
-use crate::{
-    BatchSeal, Digest, NetworkParams, NodeId, Reason, Sig, SignedReveal, Timestamp, codec, sign,
-};
-
-/// A member's signature saying it heard a message (a reveal, or acceptances under a seal) in
-/// time to count it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Receipt {
-    /// The member that relays.
-    pub node: NodeId,
-    /// Its signature over the message's receipt digest.
-    pub sig: Sig,
-}
-
-impl Receipt {
-    /// `key`'s receipt for the message whose receipt digest is `subject`.
-    pub fn new(key: &SigningKey, subject: &Digest) -> Self {
-        Self {
-            node: NodeId(key.verifying_key().to_bytes()),
-            sig: sign::sign(key, subject),
-        }
-    }
-
-    fn verifies(&self, subject: &Digest) -> bool {
-        sign::verify(&self.node.0, subject, &self.sig)
-    }
-}
-
-/// Checks receipts for one message signed first by `author` (none for a client's message):
-/// each from a committee member other than the author, no member twice, each signature good
-/// over `subject`. Returns the distinct members that signed, the author included.
-fn check_receipts<'a>(
-    params: &NetworkParams,
-    author: Option<&NodeId>,
-    subject: &Digest,
-    receipts: impl IntoIterator<Item = &'a Receipt>,
-) -> Result<usize, Reason> {
-    let mut seen: Vec<NodeId> = author.into_iter().copied().collect();
-    for r in receipts {
-        if !params.committee.contains(&r.node) {
-            return Err(Reason::BadReceipt(format!("{} is not a member", r.node)));
-        }
-        if seen.contains(&r.node) {
-            return Err(Reason::BadReceipt(format!("{} signs twice", r.node)));
-        }
-        if !r.verifies(subject) {
-            return Err(Reason::BadReceipt(format!("{}'s signature", r.node)));
-        }
-        seen.push(r.node);
-    }
-    Ok(seen.len())
-}
+use crate::{BatchSeal, Digest, NetworkParams, Reason, SignedReveal, Timestamp, codec, sign};
+use receipt::check_receipts;
 
 /// How a member heard another's acceptances, which decides when it must relay them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,7 +228,7 @@ impl NetworkParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing;
+    use crate::{NodeId, testing};
 
     fn setup() -> (NetworkParams, Vec<SigningKey>) {
         let keys: Vec<SigningKey> = (1..=4).map(testing::key).collect();
