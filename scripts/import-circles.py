@@ -31,6 +31,42 @@ def related(a, b):
     return a == b or a.startswith(b + "::") or b.startswith(a + "::") or not a or not b
 
 
+def use_paths(tree):
+    """The paths of one `use` tree (`a::{b, c::{d, e as f}}`), each as (segments, alias)."""
+    tree = tree.strip()
+    depth, brace = 0, -1
+    for i, ch in enumerate(tree):
+        if ch == "{" and depth == 0:
+            brace = i
+            break
+    if brace < 0:
+        name, _, alias = tree.partition(" as ")
+        segs = [p for p in name.strip().split("::") if p]
+        return [(segs, alias.strip() or (segs[-1] if segs else ""))]
+    prefix = [p for p in tree[:brace].split("::") if p]
+    inner = tree[brace + 1:tree.rindex("}")]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    out = []
+    for part in parts:
+        if not part.strip():
+            continue
+        for segs, alias in use_paths(part):
+            if segs == ["self"]:
+                out.append((prefix, alias if alias != "self" else prefix[-1]))
+            else:
+                out.append((prefix + segs, alias))
+    return out
+
+
 def references(path, module, known):
     text = "\n".join(
         line for line in open(path, encoding="utf-8").read().split("\n")
@@ -39,9 +75,8 @@ def references(path, module, known):
     text = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text, flags=re.S)
     here = module.split("::") if module else []
     found = set()
-    for m in re.finditer(r"\b(crate|super|self)((?:::[a-z_][a-z0-9_]*)+)", text):
-        rest = [p for p in m.group(2).split("::") if p]
-        base = m.group(1)
+
+    def resolve(base, rest):
         if base == "crate":
             segs = rest
         elif base == "super":
@@ -53,7 +88,24 @@ def references(path, module, known):
             if target in known:
                 if not related(target, module):
                     found.add(target)
-                break
+                return target
+        return None
+
+    for m in re.finditer(r"\b(crate|super|self)((?:::[a-z_][a-z0-9_]*)+)", text):
+        resolve(m.group(1), [p for p in m.group(2).split("::") if p])
+    # `use` trees: grouped paths, and the names they bring in for modules (`use crate::lock::{self,
+    # frame}` then `lock::baseline::solve`).
+    aliases = {}
+    for m in re.finditer(r"\buse\s+(crate|super|self)::([^;]*);", text, flags=re.S):
+        for segs, alias in use_paths(m.group(2)):
+            target = resolve(m.group(1), segs)
+            if target is not None and target == "::".join(
+                (here[:-1] if m.group(1) == "super" else here if m.group(1) == "self" else []) + segs
+            ):
+                aliases[alias] = target
+    for alias, target in aliases.items():
+        for m in re.finditer(r"(?<![:\w])" + re.escape(alias) + r"((?:::[a-z_][a-z0-9_]*)+)", text):
+            resolve("crate", target.split("::") + [p for p in m.group(1).split("::") if p])
     return found
 
 
