@@ -39,6 +39,15 @@ pub async fn run(node: Arc<Node>, options: DriverOptions, shutdown: Cancellation
         let now = node.now();
         if !synced_registry {
             synced_registry = sync::pull_registry(&node).await;
+            // Every link statement the committee holds: one in force for good may have been
+            // made while this node was down.
+            if synced_registry {
+                let last = first_open.saturating_add(hco_oracle::MAX_LINK_LEAD + 1);
+                let caught = sync::pull_links(&node, 0..=last).await;
+                if caught > 0 {
+                    tracing::info!(caught, "link statements caught up from the committee");
+                }
+            }
         }
         while params.closes_at(next) <= now {
             close_window(&node, next, options.retention_windows, &shutdown).await;
@@ -120,7 +129,7 @@ async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &Cance
         tokio::time::sleep(Duration::from_millis(500)).await;
         (fetched, answered) = sync::pull_acceptances(node, t).await;
     }
-    sync::pull_links(node, t).await;
+    sync::pull_links(node, t.saturating_sub(2)..=t).await;
     wait_for_reveals(node, t, shutdown).await;
     // Reveals still missing count no more, but a node catching up on a window it was not
     // running for summarizes from those it holds (hco_oracle's `decide_excluded`).
@@ -181,7 +190,7 @@ async fn wait_for_reveals(node: &Arc<Node>, t: u64, shutdown: &CancellationToken
         {
             pull_acceptances_at = None;
             sync::pull_acceptances(node, t).await;
-            sync::pull_links(node, t).await;
+            sync::pull_links(node, t.saturating_sub(2)..=t).await;
             continue;
         }
         if node.now() >= next_pull {

@@ -205,13 +205,15 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_PASSKEY_FETCH`]).
         limit: u32,
     },
-    /// Account link statements whose first window is `t`, after `(id, CAIP-2 chain id)` in
-    /// that order.
+    /// Account link statements whose first window is in `from..=to`, after `(first window,
+    /// id, CAIP-2 chain id)` in that order.
     Links {
-        /// Window.
-        t: u64,
+        /// First window, inclusive.
+        from: u64,
+        /// Last window, inclusive.
+        to: u64,
         /// Exclusive lower bound.
-        after: Option<(IdentityId, String)>,
+        after: Option<(u64, IdentityId, String)>,
         /// At most this many (capped at [`MAX_LINK_FETCH`]).
         limit: u32,
     },
@@ -342,6 +344,6 @@ pub const MAX_PASSKEY_FETCH: usize = 32;
 /// Most link statements per reconciliation reply (each about 400 bytes with its receipt).
 pub const MAX_LINK_FETCH: usize = 512;
 
-/// Most link replies a node asks one peer for about one window: with [`MAX_LINK_FETCH`], the
-/// statements of one first window a node pulls from one peer.
-pub const MAX_LINK_ROUNDS: usize = 256;
+/// Most link replies a node asks one peer for in one pull: with [`MAX_LINK_FETCH`], the
+/// statements a node pulls from one peer at once.
+pub const MAX_LINK_ROUNDS: usize = 1024;

@@ -241,3 +241,30 @@ fn devnet_a_statement_only_one_member_heard_is_pulled_by_the_others_and_certifie
     let (_, v) = linked(&net, 3, &account_p, t);
     assert_eq!(v["class"], "human", "{v}");
 }
+
+#[test]
+fn devnet_a_member_down_while_a_statement_was_made_catches_up_at_start() {
+    let mut net = Devnet::up(4, "8s", false);
+    let person = identity(&net, "person", "human");
+    let (wallet_p, account_p) = wallet(35);
+    net.kill(3, "-TERM");
+    let current = get(&net.url(0), "/v1/windows/current").unwrap()["t"]
+        .as_u64()
+        .unwrap();
+    // Made and decided while member 3 is down: it hears neither the gossip nor the pulls.
+    let from = current + 1;
+    link(&net, &person, &wallet_p, &account_p, from);
+    // Back long after the statement's deadline (a round or three after `from` closed).
+    let t = from + 2;
+    wait_until(Duration::from_secs(30), || {
+        get(&net.url(0), "/v1/windows/current").unwrap()["t"].as_u64() == Some(t)
+    });
+    net.restart(3);
+    let (ok, v) = hco_json(&["client", "solve", "--node", &net.url(1), "--key", &person]);
+    assert!(ok && v["verdict"] == "accepted" && v["window"] == t, "{v}");
+    // Member 3 pulled every statement at start (merging the others' receipts, f + 1 of them):
+    // its view of t's links matches the certificate, so it serves the proof.
+    wait_until(Duration::from_secs(40), || linked(&net, 3, &account_p, t).0);
+    let (_, v) = linked(&net, 3, &account_p, t);
+    assert_eq!(v["class"], "human", "{v}");
+}

@@ -104,7 +104,11 @@ fn run(net: &Net, statement: &SignedLink, from: u64, race: Race) -> Vec<Vec<Sign
             Event::Pull => HONEST
                 .iter()
                 .filter(|&&o| o != member)
-                .flat_map(|&o| net.oracles[o].links_of_window(from, None, 100).unwrap())
+                .flat_map(|&o| {
+                    net.oracles[o]
+                        .links_between(from..=from, None, 100)
+                        .unwrap()
+                })
                 .collect(),
         };
         for relayed in heard {
@@ -233,5 +237,35 @@ fn two_statements_for_one_chain_and_window_heard_in_either_order_leave_the_same_
     assert!(
         refusals.contains(&"kept") && refusals.contains(&"link_outranked"),
         "{refusals:?}"
+    );
+}
+
+#[test]
+fn a_member_that_missed_a_statement_past_its_deadline_takes_it_once_f_plus_one_members_vouch() {
+    let net = Net::new(4);
+    assert_eq!(net.params.faults_tolerated(), 1);
+    let now = net.start(0) + 1_000;
+    let key = testing::key(902);
+    net.register(&key, Class::Human, now);
+    let (account_key, account) = evm(44);
+    let statement = signed(&net, &key, &account_key, &account, 1);
+    for o in &net.oracles[..2] {
+        assert_eq!(o.record_link(&statement, now).unwrap(), Ok(true));
+    }
+    // Member 2 was away: long after every deadline, one member's word is not enough…
+    let late = net.params.links_decided_at(1) + 60_000;
+    let one = RelayedLink::new(statement.clone()).with_receipt(&testing::key(1));
+    let refused = net.oracles[2].hear_link(&one, late).unwrap().unwrap_err();
+    assert_eq!(refused.code(), "wrong_window");
+    // …two are (f + 1: one of them is honest, and honest members kept it in time).
+    let two = one.with_receipt(&testing::key(2));
+    let heard = net.oracles[2].hear_link(&two, late).unwrap().unwrap();
+    assert!(heard.fresh && heard.relay.is_none());
+    assert_eq!(
+        net.oracles[2]
+            .ledger()
+            .links_of(&statement.link.identity)
+            .unwrap(),
+        vec![statement]
     );
 }

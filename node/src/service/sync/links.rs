@@ -1,11 +1,16 @@
-//! Pulling the account link statements whose first window is `t` from the committee, before
-//! `t` is summarized: gossip is best effort, and a statement one honest member keeps must be
-//! kept by all (hco_oracle::relay's link rule). Each comes with the replying member's receipt,
-//! so it counts a round longer here; one kept here with few receipts is relayed on.
+//! Pulling account link statements from the committee: those of a window before it is
+//! summarized (gossip is best effort, and a statement one honest member keeps must be kept by
+//! all: hco_oracle::relay's link rule), and all of them at start. Each comes with the replying
+//! member's receipt; receipts for one statement from several members are merged, so that one
+//! this node missed past its deadline still counts here once `f + 1` members vouch for it. One
+//! kept here with few receipts is relayed on.
 
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use hco_oracle::{RelayedLink, codec};
+use hco_oracle::relay::link_subject;
+use hco_oracle::{Digest, IdentityId, RelayedLink, codec};
 use libp2p::PeerId;
 
 use crate::network::protocol::{
@@ -13,23 +18,42 @@ use crate::network::protocol::{
 };
 use crate::service::Node;
 
-/// Pulls the statements of first window `t` from each connected member; returns how many were
-/// new here.
-pub async fn pull_links(node: &Arc<Node>, t: u64) -> usize {
-    let mut fresh = 0;
+/// Pulls the statements whose first window is in `windows` from each connected member, merges
+/// their receipts and hears them; returns how many were new here.
+pub async fn pull_links(node: &Arc<Node>, windows: RangeInclusive<u64>) -> usize {
+    let mut merged: HashMap<Digest, RelayedLink> = HashMap::new();
     for peer in node.connected_members().await {
-        fresh += pull_links_from(node, peer, t).await;
+        for relayed in pull_from(node, peer, &windows).await {
+            match merged.entry(link_subject(&relayed.link)) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(relayed);
+                }
+                std::collections::hash_map::Entry::Occupied(mut held) => {
+                    let receipts = &mut held.get_mut().receipts;
+                    for r in relayed.receipts {
+                        if !receipts.iter().any(|h| h.node == r.node) {
+                            receipts.push(r);
+                        }
+                    }
+                }
+            }
+        }
     }
-    fresh
+    hear(node, merged.into_values().collect()).await
 }
 
-/// Pages through `peer`'s statements of `t` (at most [`MAX_LINK_ROUNDS`] replies).
-async fn pull_links_from(node: &Arc<Node>, peer: PeerId, t: u64) -> usize {
-    let mut fresh = 0;
-    let mut after = None;
+/// Pages through `peer`'s statements of `windows` (at most [`MAX_LINK_ROUNDS`] replies).
+async fn pull_from(
+    node: &Arc<Node>,
+    peer: PeerId,
+    windows: &RangeInclusive<u64>,
+) -> Vec<RelayedLink> {
+    let mut out = Vec::new();
+    let mut after: Option<(u64, IdentityId, String)> = None;
     for _ in 0..MAX_LINK_ROUNDS {
         let request = ReconcileRpc::Links {
-            t,
+            from: *windows.start(),
+            to: *windows.end(),
             after: after.clone(),
             limit: MAX_LINK_FETCH as u32,
         };
@@ -37,32 +61,29 @@ async fn pull_links_from(node: &Arc<Node>, peer: PeerId, t: u64) -> usize {
             break;
         };
         let full = page.len() >= MAX_LINK_FETCH;
-        after = page.last().map(|l| {
-            (
-                l.link.link.identity,
-                l.link.link.account.chain_id().to_owned(),
-            )
+        after = page.last().map(|r| {
+            let l = &r.link.link;
+            (l.from_window, l.identity, l.account.chain_id().to_owned())
         });
-        match hear(node, peer, page).await {
-            Some(n) => fresh += n,
-            None => break,
-        }
+        out.extend(page.into_iter().take(MAX_LINK_FETCH));
         if !full {
             break;
         }
     }
-    fresh
+    out
 }
 
-/// Hears a page of statements and relays what this node keeps with few receipts; `None` on a
-/// storage failure (reported to the supervisor).
-async fn hear(node: &Arc<Node>, peer: PeerId, page: Vec<RelayedLink>) -> Option<usize> {
+/// Hears statements and relays what this node keeps with few receipts; how many were new.
+async fn hear(node: &Arc<Node>, statements: Vec<RelayedLink>) -> usize {
+    if statements.is_empty() {
+        return 0;
+    }
     let oracle = node.oracle.clone();
     let net = node.net.clone();
     let now = node.now();
     let heard = tokio::task::spawn_blocking(move || {
         let mut fresh = 0;
-        for relayed in page.iter().take(MAX_LINK_FETCH) {
+        for relayed in &statements {
             match oracle.hear_link(relayed, now)? {
                 Ok(heard) => {
                     fresh += usize::from(heard.fresh);
@@ -71,7 +92,7 @@ async fn hear(node: &Arc<Node>, peer: PeerId, page: Vec<RelayedLink>) -> Option<
                     }
                 }
                 Err(reason) => {
-                    tracing::debug!(%peer, %reason, "a pulled link statement is not kept here")
+                    tracing::debug!(%reason, "a pulled link statement is not kept here")
                 }
             }
         }
@@ -79,12 +100,12 @@ async fn hear(node: &Arc<Node>, peer: PeerId, page: Vec<RelayedLink>) -> Option<
     })
     .await;
     match heard {
-        Ok(Ok(n)) => Some(n),
+        Ok(Ok(n)) => n,
         Ok(Err(e)) => {
             node.supervisor
                 .storage_failed("recording pulled link statements", e);
-            None
+            0
         }
-        Err(_) => None,
+        Err(_) => 0,
     }
 }

@@ -8,7 +8,8 @@
 //!   within the protocol's page limits (a page of keys says whether more follow);
 //! - [`registry`]: pulling identities and passkeys from a peer (at start);
 //! - [`window`]: pulling a closed window's acceptances and reveals (before it is summarized);
-//! - [`links`]: pulling the account link statements whose first window is closing;
+//! - [`links`]: pulling the account link statements of a window before it is summarized, and
+//!   all of them at start;
 //! - [`certificate`]: answering `/hco/cert/1`, and completing a window's certificate from peers.
 //!
 //! The window driver decides when to pull; whatever is pulled is checked by the oracle again.
@@ -114,9 +115,14 @@ pub(super) async fn serve(
                 reveals.truncate(2 * o.params().committee.len());
                 ReconcileReply::Reveals(reveals)
             }
-            ReconcileRpc::Links { t, after, limit } => {
+            ReconcileRpc::Links {
+                from,
+                to,
+                after,
+                limit,
+            } => {
                 let limit = (limit as usize).min(MAX_LINK_FETCH);
-                ReconcileReply::Links(o.links_of_window(t, after.as_ref(), limit)?)
+                ReconcileReply::Links(o.links_between(from..=to, after.as_ref(), limit)?)
             }
             ReconcileRpc::Passkeys { after, limit } => {
                 let limit = (limit as usize).min(MAX_PASSKEY_FETCH);

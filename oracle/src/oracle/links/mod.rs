@@ -11,7 +11,10 @@
 //! - one from a client (no receipt) also needs its identity registered here and its first
 //!   window at most [`MAX_LINK_LEAD`] windows ahead (one more with a receipt); a member that
 //!   refuses it for that still counts it when another member relays or serves it;
-//! - what is kept and what is in force are pure functions of the statements ([`rules`]).
+//! - what is kept and what is in force are pure functions of the statements ([`rules`]);
+//! - one with `f + 1` receipts counts whenever it comes: an honest member counted it in time. A
+//!   member that was down or cut off past a deadline catches up by pulling statements from
+//!   several members and merging their receipts.
 
 mod rules;
 
@@ -81,9 +84,13 @@ impl Oracle {
             Ok(t) => t,
             Err(reason) => return Ok(Err(reason)),
         };
+        // With f + 1 receipts an honest member counted it in time, so every honest member
+        // counts it: a member that missed it (down, or cut off past its deadline) catches up.
+        let decided = receipts > self.params.faults_tolerated();
         let lead = MAX_LINK_LEAD + u64::from(receipts > 0);
-        if now > self.params.link_deadline(link.from_window, receipts)
-            || link.from_window > current.saturating_add(lead)
+        if !decided
+            && (now > self.params.link_deadline(link.from_window, receipts)
+                || link.from_window > current.saturating_add(lead))
         {
             return Ok(Err(Reason::WrongWindow {
                 t: link.from_window,
@@ -139,31 +146,40 @@ impl Oracle {
             .map(|heard| heard.fresh))
     }
 
-    /// The statements held whose first window is `t`, after `(identity, chain)` in that order,
-    /// at most `limit`, each with this member's receipt: what a member pulls before it
-    /// summarizes `t`.
-    pub fn links_of_window(
+    /// The statements held whose first window is in `windows`, after `(first window, identity,
+    /// chain)` in that order, at most `limit`, each with this member's receipt: what a member
+    /// pulls before it summarizes a window, and what a starting member catches up on.
+    pub fn links_between(
         &self,
-        t: u64,
-        after: Option<&(IdentityId, String)>,
+        windows: std::ops::RangeInclusive<u64>,
+        after: Option<&(u64, IdentityId, String)>,
         limit: usize,
     ) -> Result<Vec<RelayedLink>, LedgerError> {
-        let mut out = Vec::new();
-        for signed in self.ledger.all_links()? {
-            let l = &signed.link;
-            if l.from_window != t
-                || after.is_some_and(|(id, chain)| {
-                    (&l.identity, l.account.chain_id()) <= (id, chain.as_str())
-                })
-            {
-                continue;
-            }
-            out.push(RelayedLink::new(signed).with_receipt(&self.key));
-            if out.len() == limit {
-                break;
-            }
-        }
-        Ok(out)
+        let mut found: Vec<SignedLink> = self
+            .ledger
+            .all_links()?
+            .into_iter()
+            .filter(|s| {
+                let l = &s.link;
+                windows.contains(&l.from_window)
+                    && after.is_none_or(|(from, id, chain)| {
+                        (l.from_window, &l.identity, l.account.chain_id())
+                            > (*from, id, chain.as_str())
+                    })
+            })
+            .collect();
+        found.sort_by(|a, b| {
+            let key = |s: &SignedLink| {
+                let l = &s.link;
+                (l.from_window, l.identity, l.account.chain_id().to_owned())
+            };
+            key(a).cmp(&key(b))
+        });
+        found.truncate(limit);
+        Ok(found
+            .into_iter()
+            .map(|s| RelayedLink::new(s).with_receipt(&self.key))
+            .collect())
     }
 
     /// The links in force in window `t` among the identities `active` (sorted; see
