@@ -73,13 +73,9 @@ impl Oracle {
                 relay: None,
             }));
         }
-        let receipts = match relayed.check_receipts(&self.params) {
-            Ok(k) => k,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        if let Err(e) = signed.verify_on(&self.params_digest) {
-            return Ok(Err(Reason::BadLink(format!("{}: {e}", e.code()))));
-        }
+        // Timing first, on the receipts it claims (no signature checked yet: a peer's junk is
+        // refused cheaply); a claim that does not check is refused below.
+        let receipts = relayed.receipts.len();
         let current = match self.params.window_at(now) {
             Ok(t) => t,
             Err(reason) => return Ok(Err(reason)),
@@ -96,6 +92,12 @@ impl Oracle {
                 t: link.from_window,
                 current,
             }));
+        }
+        if let Err(reason) = relayed.check_receipts(&self.params) {
+            return Ok(Err(reason));
+        }
+        if let Err(e) = signed.verify_on(&self.params_digest) {
+            return Ok(Err(Reason::BadLink(format!("{}: {e}", e.code()))));
         }
         if receipts == 0 && !self.ledger.has_identity(&link.identity)? {
             return Ok(Err(Reason::UnknownIdentity));
