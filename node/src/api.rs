@@ -67,7 +67,8 @@ pub struct VerdictView {
 }
 
 /// The body of `GET /v1/windows/{t}/proofs/{id}`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Proof")]
 pub struct ProofView {
     /// The certificate.
     pub certificate: WindowCertificate,

@@ -207,6 +207,20 @@ impl FromStr for AccountId {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for AccountId {
+    fn schema_name() -> alloc::borrow::Cow<'static, str> {
+        "AccountId".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "a CAIP-10 account id of the eip155 namespace, canonical: eip155:{chain id}:0x{40 lower-case hex digits}",
+            "pattern": "^eip155:[1-9][0-9]{0,31}:0x[0-9a-fA-F]{40}$",
+        })
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for AccountId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -112,6 +112,25 @@ macro_rules! fixed_bytes {
             }
         }
 
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> alloc::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let prefix = if $prefix.is_empty() {
+                    String::new()
+                } else {
+                    alloc::format!("({})?", $prefix)
+                };
+                schemars::json_schema!({
+                    "type": "string",
+                    "description": alloc::format!("{} bytes, lower-case hex", $len),
+                    "pattern": alloc::format!("^{prefix}[0-9a-fA-F]{{{}}}$", 2 * $len),
+                })
+            }
+        }
+
         #[cfg(feature = "serde")]
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

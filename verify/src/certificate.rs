@@ -16,6 +16,7 @@ use crate::{AccountId, Class, Digest, IdentityId, NodeId, Sig, VERSION, sign};
 /// What a node attests about a closed window.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowSummary {
     /// Message version.
     pub version: u8,
@@ -86,6 +87,7 @@ impl WindowSummary {
 /// A summary endorsed by a quorum of the committee.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowCertificate {
     /// The summary all signers signed.
     pub summary: WindowSummary,
@@ -146,6 +148,7 @@ impl ActiveSet {
 /// A proof that `id` is in a certified active set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MembershipProof {
     /// The identity.
     pub id: IdentityId,

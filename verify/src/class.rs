@@ -13,6 +13,7 @@ use core::str::FromStr;
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Class {
     /// A person: challenges cheap for humans and hard for automation under the deadline.
     Human,

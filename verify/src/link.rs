@@ -97,6 +97,7 @@ impl core::error::Error for LinkError {}
 /// `from_window` on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AccountLink {
     /// The parameter digest of the network (`digest` of `GET /v1/params`).
     pub network: Digest,
@@ -147,6 +148,7 @@ impl AccountLink {
 /// A link signed by both keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedLink {
     /// The statement.
     pub link: AccountLink,
@@ -274,6 +276,7 @@ impl LinkSet {
 /// A proof that `account` is linked to `identity` in a certified window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinkProof {
     /// The account, canonical.
     pub account: AccountId,

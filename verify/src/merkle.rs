@@ -40,6 +40,7 @@ pub fn empty_root() -> Digest {
 /// A proof that a leaf is at `index` in a tree of `leaf_count` leaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MerkleProof {
     /// Position of the leaf.
     pub index: u64,

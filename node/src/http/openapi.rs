@@ -164,16 +164,7 @@ pub fn spec() -> Value {
                 "sig": hex(64) } },
             "Challenge": { "type": "object", "properties": { "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } },
             "Response": { "type": "object", "required": ["version", "challenge", "answer", "sig"], "properties": { "version": { "type": "integer", "const": 1 }, "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "answer": { "type": "string", "description": "hex of the answer bytes" }, "sig": hex(64) } },
-            "Verdict": { "type": "object", "properties": { "verdict": { "const": "accepted" }, "id": hex(32), "window": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "accepted_at": { "type": "integer" }, "acceptance": { "type": "object" } } },
-            "WindowCertificate": { "type": "object", "required": ["summary", "signatures"], "properties": {
-                "summary": { "type": "object", "required": ["version", "t", "root", "count", "links_root", "params"], "description": "committee members sign BLAKE3-derive(\"hco window summary v2\", version u8, t u64, root, count u64, links_root, params)", "properties": { "version": { "type": "integer" }, "t": { "type": "integer" }, "root": hex(32), "count": { "type": "integer" }, "links_root": { "allOf": [hex(32)], "description": "Merkle root of the window's account links (the empty tree's root until links are recorded)" }, "params": hex(32) } },
-                "signatures": { "type": "array", "description": "[node, sig] pairs sorted by node", "items": { "type": "array", "prefixItems": [hex(32), hex(64)], "minItems": 2, "maxItems": 2 } } } },
-            "Proof": { "type": "object", "required": ["certificate", "proof"], "properties": {
-                "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
-                "proof": { "type": "object", "required": ["id", "class", "path"], "properties": {
-                    "id": hex(32),
-                    "class": { "enum": ["human", "agent"], "description": "the class the identity was active as, committed to in the leaf BLAKE3(0x00 ‖ id ‖ class byte: 0 human, 1 agent); a verifier gating people must require human" },
-                    "path": { "type": "object", "required": ["index", "leaf_count", "siblings"], "properties": { "index": { "type": "integer" }, "leaf_count": { "type": "integer" }, "siblings": { "type": "array", "items": hex(32) } } } } } } }
+            "Verdict": { "type": "object", "properties": { "verdict": { "const": "accepted" }, "id": hex(32), "window": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "accepted_at": { "type": "integer" }, "acceptance": { "type": "object" } } }
         } }
     });
     // Account links, added apart (one literal of the whole document passes `json!`'s
@@ -183,25 +174,45 @@ pub fn spec() -> Value {
             "/v1/links": { "post": { "summary": "Link an EVM account to an identity from a window on (this one until one relay round after it closes, or one of the next 4): the statement's text signed by the identity (ed25519) and by the account (EIP-191 personal_sign); relayed to the committee with this member's receipt", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedLink" } } } }, "responses": { "201": { "description": "recorded: {new, account, id, from_window}" }, "200": { "description": "already held" }, "404": error_response("unknown_identity"), "409": error_response("too_many_links, link_outranked"), "422": error_response("bad_link, wrong_window") } } },
             "/v1/windows/{t}/links/{account}": { "get": { "summary": "The certificate of a window, an account's link in it and the membership proof of the identity it is linked to", "parameters": [t_links, path_param("account", json!({ "type": "string", "description": "CAIP-10, e.g. eip155:1:0x…" }))], "responses": { "200": ok("linked proof", "LinkedProof"), "400": error_response("malformed"), "404": error_response("not_linked") } } },
         },
-        "schemas": {
-            "SignedLink": { "type": "object", "required": ["link", "identity_sig", "account_sig"], "properties": {
-                "link": { "type": "object", "required": ["network", "identity", "account", "from_window"], "description": "the text both keys sign: \"HCO account link v1\\nnetwork: {network}\\nidentity: {identity}\\naccount: {account}\\nfrom window: {from_window}\"", "properties": { "network": hex(32), "identity": hex(32), "account": { "type": "string", "description": "CAIP-10, canonical (lower-case address)" }, "from_window": { "type": "integer" } } },
-                "identity_sig": hex(64),
-                "account_sig": { "type": "string", "description": "65 bytes r ‖ s ‖ v, hex (0x optional)" } } },
-            "LinkedProof": { "type": "object", "required": ["certificate", "link", "proof"], "properties": {
-                "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
-                "link": { "type": "object", "required": ["account", "identity", "path"], "description": "the leaf BLAKE3(0x00 ‖ \"hco link leaf v1\" ‖ 0x00 ‖ account ‖ 0x00 ‖ identity) under links_root", "properties": { "account": { "type": "string" }, "identity": hex(32), "path": { "type": "object" } } },
-                "proof": { "type": "object", "description": "the identity's membership proof, as in Proof" } } }
-        }
     });
-    for (section, into) in [("paths", "/paths"), ("schemas", "/components/schemas")] {
+    for (section, into) in [("paths", "/paths")] {
         if let (Some(add), Some(Value::Object(map))) =
             (links[section].as_object(), doc.pointer_mut(into))
         {
             map.extend(add.clone());
         }
     }
+    if let Some(Value::Object(map)) = doc.pointer_mut("/components/schemas") {
+        map.extend(generated_schemas());
+    }
     doc
+}
+
+/// The schemas of what the node serves and takes that the types define themselves (JSON Schema
+/// 2020-12, which OpenAPI 3.1 uses), generated from those types: the certificate, the proof,
+/// the link statement and the linked proof, with every type they use.
+pub fn generated_schemas() -> serde_json::Map<String, Value> {
+    use hco_oracle::link::{LinkProof, SignedLink};
+    use schemars::generate::SchemaSettings;
+
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.definitions_path = "#/components/schemas/".into();
+    let mut generator = settings.into_generator();
+    generator.subschema_for::<crate::api::ProofView>();
+    generator.subschema_for::<hco_oracle::WindowCertificate>();
+    generator.subschema_for::<SignedLink>();
+    generator.subschema_for::<LinkProof>();
+    let mut out = generator.take_definitions(true);
+    // The linked proof (`GET /v1/windows/{t}/links/{account}`) is the oracle's type; it is the
+    // three parts above.
+    out.insert(
+        "LinkedProof".into(),
+        json!({ "type": "object", "required": ["certificate", "link", "proof"], "properties": {
+            "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
+            "link": { "$ref": "#/components/schemas/LinkProof" },
+            "proof": { "$ref": "#/components/schemas/MembershipProof" } } }),
+    );
+    out
 }
 
 /// `GET /openapi.json`

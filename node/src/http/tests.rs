@@ -497,4 +497,73 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
         &doc,
         "certificate",
     );
+    // And they validate against the schemas generated from their types (JSON Schema 2020-12),
+    // which refuse what the verifier would.
+    assert_valid(&doc, "Proof", &proof);
+    assert_valid(&doc, "WindowCertificate", &certificate);
+    let mut wrong_class = proof.clone();
+    wrong_class["proof"]["class"] = "robot".into();
+    let mut short_sig = certificate.clone();
+    short_sig["signatures"][0][1] = "abcd".into();
+    let mut no_links_root = certificate.clone();
+    no_links_root["summary"]
+        .as_object_mut()
+        .unwrap()
+        .remove("links_root");
+    assert!(!valid(&doc, "Proof", &wrong_class));
+    assert!(!valid(&doc, "WindowCertificate", &short_sig));
+    assert!(!valid(&doc, "WindowCertificate", &no_links_root));
+}
+
+/// Whether `value` validates against the document's schema `name`.
+fn valid(doc: &Value, name: &str, value: &Value) -> bool {
+    let schema = serde_json::json!({
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": doc["components"],
+    });
+    jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("the schema of {name} does not compile: {e}"))
+        .is_valid(value)
+}
+
+fn assert_valid(doc: &Value, name: &str, value: &Value) {
+    let schema = serde_json::json!({
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": doc["components"],
+    });
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{value}");
+}
+
+#[test]
+fn a_link_statement_and_a_link_proof_validate_against_the_generated_schemas() {
+    use hco_oracle::link::{AccountLink, LinkSet, SignedLink};
+    let doc = super::openapi::spec();
+    let id = testing::identity_id(&testing::key(5));
+    let account = "eip155:1:0x00000000000000000000000000000000000000aa";
+    let link = AccountLink::new(hco_oracle::Digest([3; 32]), id, account, 7).unwrap();
+    let statement = serde_json::to_value(SignedLink {
+        identity_sig: link.sign_identity(&testing::key(5)),
+        link,
+        account_sig: hco_oracle::AccountSig([27; 65]),
+    })
+    .unwrap();
+    assert_valid(&doc, "SignedLink", &statement);
+    let set = LinkSet::new(vec![(
+        hco_oracle::account::AccountId::parse(account).unwrap(),
+        id,
+    )]);
+    let proof = serde_json::to_value(
+        set.proof(&hco_oracle::account::AccountId::parse(account).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_valid(&doc, "LinkProof", &proof);
+    let mut bad_account = statement.clone();
+    bad_account["link"]["account"] = "cosmos:hub:abc".into();
+    assert!(!valid(&doc, "SignedLink", &bad_account));
 }
