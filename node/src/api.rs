@@ -66,6 +66,28 @@ pub struct VerdictView {
     pub acceptance: SealedAcceptance,
 }
 
+/// The body of `GET /v1/params`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Params")]
+pub struct ParamsView {
+    /// The parameters' digest (what link statements and summaries name).
+    pub digest: hco_oracle::Digest,
+    /// Per class: whether only labelled baselines (families a script with the source passes)
+    /// can serve its steps, so that its activity proves nothing.
+    pub baseline_only: BaselineOnly,
+    /// The parameters.
+    pub params: hco_oracle::NetworkParams,
+}
+
+/// [`ParamsView::baseline_only`].
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BaselineOnly {
+    /// The human class.
+    pub human: bool,
+    /// The agent class.
+    pub agent: bool,
+}
+
 /// The body of `GET /v1/windows/{t}/proofs/{id}`.
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[schemars(rename = "Proof")]

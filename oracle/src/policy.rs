@@ -40,6 +40,19 @@ pub enum Step {
     Family(String),
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Step {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Step".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "a family's name, or \"cognitive\": a family drawn from the class's pool",
+        })
+    }
+}
+
 impl From<String> for Step {
     fn from(s: String) -> Self {
         if s == DRAWN {
@@ -61,6 +74,7 @@ impl From<Step> for String {
 
 /// The sequence a class runs each window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WindowPolicy {
     /// The steps, in order; all must pass.
     pub steps: Vec<Step>,
@@ -117,6 +131,7 @@ impl Default for WindowPolicy {
 
 /// The policies of both classes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassPolicies {
     /// For people.
     #[serde(default)]

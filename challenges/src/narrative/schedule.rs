@@ -30,6 +30,7 @@ pub const MAX_SETS_PER_WINDOW: u32 = 4096;
 
 /// The network parameters of the schedule (every committee member must hold the same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct ScheduleParams {
     /// The first window that draws sets (window numbers count from genesis).

@@ -63,6 +63,7 @@ const CEREMONY_TIMEOUT_MS: u64 = 60_000;
 
 /// Whether the authenticator must verify the user (PIN, biometric) as well as their presence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum UserVerification {
     /// Every assertion must carry the UV flag; authenticators that cannot verify are refused.
@@ -91,6 +92,7 @@ impl UserVerification {
 
 /// Which authenticators may be enrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttestationMode {
     /// Any authenticator (attestation is not requested).
@@ -103,6 +105,7 @@ pub enum AttestationMode {
 /// The relying party and the rules of the presence family. Part of the network parameters:
 /// every node verifies enrolments and assertions the same way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct PresencePolicy {
     /// The WebAuthn relying-party id: the domain of the page (an IP address is not allowed).

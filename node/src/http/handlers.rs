@@ -233,20 +233,18 @@ pub async fn passkeys(
     })))
 }
 
-pub async fn params(State(state): State<AppState>) -> Json<Value> {
+pub async fn params(State(state): State<AppState>) -> Json<crate::api::ParamsView> {
     let oracle = &state.node.oracle;
     let p = oracle.params();
-    // Per class: whether only labelled baselines (families a script with the source passes)
-    // can serve its steps, so that its activity proves nothing.
     let baseline_only = |c: Class| p.baseline_only(c, oracle.registry());
-    Json(json!({
-        "digest": p.digest(),
-        "baseline_only": {
-            "human": baseline_only(Class::Human),
-            "agent": baseline_only(Class::Agent),
+    Json(crate::api::ParamsView {
+        digest: p.digest(),
+        baseline_only: crate::api::BaselineOnly {
+            human: baseline_only(Class::Human),
+            agent: baseline_only(Class::Agent),
         },
-        "params": p,
-    }))
+        params: p.clone(),
+    })
 }
 
 #[derive(Deserialize)]

@@ -121,7 +121,7 @@ pub fn spec() -> Value {
             "/v1/challenges": { "post": { "summary": "Request challenge (id, t, j); forwarded to the assigned issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRequest" } } } }, "responses": challenge } },
             "/v1/challenges/stage": { "post": { "summary": "Answer the first stages of a multi-stage challenge (answer bytes `stage {k}:{partial answer}`, identity-signed) at its issuer; the next stage's prompt. A wrong partial answer is final", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": { "200": { "description": "the next stage", "content": { "application/json": { "schema": { "type": "object", "properties": { "stage": { "type": "integer" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } } } } }, "400": error_response("malformed, no_such_stage, bad_identity_signature, answer_too_large"), "409": error_response("already_answered, not_assigned_issuer"), "422": error_response("answer_mismatch, invalid_answer_format, challenge_expired") } } },
             "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
-            "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": { "description": "parameters" } } } },
+            "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": ok("parameters", "Params") } } },
             "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": { "description": "window" } } } },
             "/v1/windows/{t}": { "get": { "summary": "A window: times, summaries, certificate state", "parameters": [t.clone()], "responses": { "200": { "description": "window" } } } },
             "/v1/windows/{t}/certificate": { "get": { "summary": "The quorum certificate of a window", "parameters": [t.clone()], "responses": { "200": ok("certificate", "WindowCertificate"), "404": error_response("no_certificate") } } },
@@ -189,8 +189,8 @@ pub fn spec() -> Value {
 }
 
 /// The schemas of what the node serves and takes that the types define themselves (JSON Schema
-/// 2020-12, which OpenAPI 3.1 uses), generated from those types: the certificate, the proof,
-/// the link statement and the linked proof, with every type they use.
+/// 2020-12, which OpenAPI 3.1 uses), generated from those types: the parameters, the
+/// certificate, the proof, the link statement and the linked proof, with every type they use.
 pub fn generated_schemas() -> serde_json::Map<String, Value> {
     use hco_oracle::link::{LinkProof, SignedLink};
     use schemars::generate::SchemaSettings;
@@ -199,6 +199,7 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     settings.definitions_path = "#/components/schemas/".into();
     let mut generator = settings.into_generator();
     generator.subschema_for::<crate::api::ProofView>();
+    generator.subschema_for::<crate::api::ParamsView>();
     generator.subschema_for::<hco_oracle::WindowCertificate>();
     generator.subschema_for::<SignedLink>();
     generator.subschema_for::<LinkProof>();

@@ -501,6 +501,12 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     // which refuse what the verifier would.
     assert_valid(&doc, "Proof", &proof);
     assert_valid(&doc, "WindowCertificate", &certificate);
+    let (status, params, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_valid(&doc, "Params", &params);
+    let mut unknown_slot_mode = params.clone();
+    unknown_slot_mode["params"]["slot_mode"] = "sometimes".into();
+    assert!(!valid(&doc, "Params", &unknown_slot_mode));
     let mut wrong_class = proof.clone();
     wrong_class["proof"]["class"] = "robot".into();
     let mut short_sig = certificate.clone();

@@ -14,6 +14,7 @@ mod steps;
 
 /// How the challenge requests of a window are confined in time (DESIGN §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SlotMode {
     /// Requests anywhere in the window. One person can then serve many identities per window:
@@ -27,6 +28,7 @@ pub enum SlotMode {
 
 /// One enabled family and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FamilyConfig {
     /// The family's registry name.
     pub name: String,
@@ -50,6 +52,7 @@ impl FamilyConfig {
 
 /// Thresholds of the identity lifecycle, in consecutive missed windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct LifecycleParams {
     /// Missed windows after which an identity is `lapsed`.
@@ -72,6 +75,7 @@ impl Default for LifecycleParams {
 
 /// The parameters every node of a network must share.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NetworkParams {
     /// Start of window 0, milliseconds since the Unix epoch.
     pub genesis_ms: Timestamp,

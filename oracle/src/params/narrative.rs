@@ -11,6 +11,7 @@ use crate::Digest;
 /// `narrative_chain` prompts from the window secret, so every member must hold the same
 /// corpus, retirement list and set schedule (see `hco_challenges::narrative::SetSchedule`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct NarrativeParams {
     /// The corpus's Merkle root.
