@@ -256,7 +256,7 @@ fn devnet_a_member_down_while_a_statement_was_made_catches_up_at_start() {
     link(&net, &person, &wallet_p, &account_p, from);
     // Back long after the statement's deadline (a round or three after `from` closed).
     let t = from + 2;
-    wait_until(Duration::from_secs(30), || {
+    wait_until(Duration::from_secs(45), || {
         get(&net.url(0), "/v1/windows/current").unwrap()["t"].as_u64() == Some(t)
     });
     net.restart(3);
