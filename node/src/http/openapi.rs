@@ -203,17 +203,8 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     generator.subschema_for::<hco_oracle::WindowCertificate>();
     generator.subschema_for::<SignedLink>();
     generator.subschema_for::<LinkProof>();
-    let mut out = generator.take_definitions(true);
-    // The linked proof (`GET /v1/windows/{t}/links/{account}`) is the oracle's type; it is the
-    // three parts above.
-    out.insert(
-        "LinkedProof".into(),
-        json!({ "type": "object", "required": ["certificate", "link", "proof"], "properties": {
-            "certificate": { "$ref": "#/components/schemas/WindowCertificate" },
-            "link": { "$ref": "#/components/schemas/LinkProof" },
-            "proof": { "$ref": "#/components/schemas/MembershipProof" } } }),
-    );
-    out
+    generator.subschema_for::<hco_oracle::LinkedProof>();
+    generator.take_definitions(true)
 }
 
 /// `GET /openapi.json`

@@ -504,6 +504,20 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     let (status, params, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
     assert_eq!(status, StatusCode::OK);
     assert_valid(&doc, "Params", &params);
+    // A linked proof is the served certificate and membership proof with a link proof.
+    let link = hco_oracle::link::LinkSet::new(vec![(
+        hco_oracle::account::AccountId::parse(
+            "eip155:1:0x00000000000000000000000000000000000000aa",
+        )
+        .unwrap(),
+        id,
+    )]);
+    let linked = serde_json::json!({
+        "certificate": proof["certificate"],
+        "link": serde_json::to_value(link.proof(link.links().next().unwrap().0).unwrap()).unwrap(),
+        "proof": proof["proof"],
+    });
+    assert_valid(&doc, "LinkedProof", &linked);
     let mut unknown_slot_mode = params.clone();
     unknown_slot_mode["params"]["slot_mode"] = "sometimes".into();
     assert!(!valid(&doc, "Params", &unknown_slot_mode));

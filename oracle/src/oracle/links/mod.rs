@@ -51,6 +51,7 @@ pub struct LinkHeard {
 /// What `GET /v1/windows/{t}/links/{account}` serves: the certificate, the account's link in
 /// it and the identity's membership proof (which carries its class).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinkedProof {
     /// The window's certificate.
     pub certificate: WindowCertificate,
