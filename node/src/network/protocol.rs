@@ -205,15 +205,15 @@ pub enum ReconcileRpc {
         /// At most this many (capped at [`MAX_PASSKEY_FETCH`]).
         limit: u32,
     },
-    /// Account link statements whose first window is in `from..=to`, after `(first window,
-    /// id, CAIP-2 chain id)` in that order.
+    /// Account link statements whose first window is in `from..=to`, after `(id, CAIP-2 chain
+    /// id, first window)` in that order.
     Links {
         /// First window, inclusive.
         from: u64,
         /// Last window, inclusive.
         to: u64,
         /// Exclusive lower bound.
-        after: Option<(u64, IdentityId, String)>,
+        after: Option<(IdentityId, String, u64)>,
         /// At most this many (capped at [`MAX_LINK_FETCH`]).
         limit: u32,
     },

@@ -10,11 +10,17 @@ use crate::{IdentityId, codec};
 
 fn key(link: &SignedLink) -> Vec<u8> {
     let l = &link.link;
-    let mut key = Vec::with_capacity(32 + l.account.chain_id().len() + 9);
-    key.extend_from_slice(&l.identity.0);
-    key.extend_from_slice(l.account.chain_id().as_bytes());
+    key_of(&l.identity, l.account.chain_id(), l.from_window)
+}
+
+/// The key of `(identity, chain, first window)`: keys sort as those tuples do (the `0x00` after
+/// the chain sorts a chain before the longer ones it begins).
+fn key_of(identity: &IdentityId, chain: &str, from_window: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(32 + chain.len() + 9);
+    key.extend_from_slice(&identity.0);
+    key.extend_from_slice(chain.as_bytes());
     key.push(0);
-    key.extend_from_slice(&l.from_window.to_be_bytes());
+    key.extend_from_slice(&from_window.to_be_bytes());
     key
 }
 
@@ -32,6 +38,21 @@ impl Ledger {
             .scan_prefix(id.0)
             .map(|entry| decode("links", &entry?.1))
             .collect()
+    }
+
+    /// The statements after `(identity, chain, first window)` in that order: a page of them
+    /// reads from where the last one ended, not the whole tree.
+    pub fn links_after(
+        &self,
+        after: Option<(&IdentityId, &str, u64)>,
+    ) -> impl Iterator<Item = Result<SignedLink, LedgerError>> + '_ {
+        let start = match after {
+            Some((id, chain, from)) => std::ops::Bound::Excluded(key_of(id, chain, from)),
+            None => std::ops::Bound::Unbounded,
+        };
+        self.links
+            .range::<Vec<u8>, _>((start, std::ops::Bound::Unbounded))
+            .map(|entry| decode("links", &entry?.1))
     }
 
     /// Every statement held.

@@ -253,3 +253,37 @@ fn a_statement_for_another_network_or_with_a_bad_signature_is_refused() {
     assert_eq!(o.record_link(&good, now).unwrap(), Ok(true));
     assert_eq!(o.record_link(&near, now).unwrap(), Ok(true));
 }
+
+#[test]
+fn statements_are_served_page_by_page_in_key_order_within_the_windows_asked() {
+    let net = Net::new(1);
+    let now = net.start(0) + 1_000;
+    let o = &net.oracles[0];
+    let keys: Vec<SigningKey> = (730..733).map(testing::key).collect();
+    let mut made = Vec::new();
+    for (k, key) in keys.iter().enumerate() {
+        net.register(key, Class::Human, now);
+        for from in [1, 3] {
+            let (wallet, account) = evm(30 + 2 * k as u8 + (from as u8 / 3));
+            let s = signed(&net, key, &wallet, &account, from);
+            assert_eq!(o.record_link(&s, now).unwrap(), Ok(true));
+            made.push(s);
+        }
+    }
+    // Pages of one, each after the last one served, only first windows 1..=2.
+    let mut served = Vec::new();
+    let mut after = None;
+    loop {
+        let page = o.links_between(1..=2, after.as_ref(), 1).unwrap();
+        let Some(last) = page.last() else { break };
+        let l = &last.link.link;
+        after = Some((l.identity, l.account.chain_id().to_owned(), l.from_window));
+        served.extend(page.into_iter().map(|r| r.link));
+    }
+    let mut expected: Vec<SignedLink> = made
+        .into_iter()
+        .filter(|s| s.link.from_window == 1)
+        .collect();
+    expected.sort_by_key(|s| s.link.identity);
+    assert_eq!(served, expected);
+}

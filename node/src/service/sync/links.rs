@@ -49,7 +49,7 @@ async fn pull_from(
     windows: &RangeInclusive<u64>,
 ) -> Vec<RelayedLink> {
     let mut out = Vec::new();
-    let mut after: Option<(u64, IdentityId, String)> = None;
+    let mut after: Option<(IdentityId, String, u64)> = None;
     for _ in 0..MAX_LINK_ROUNDS {
         let request = ReconcileRpc::Links {
             from: *windows.start(),
@@ -63,7 +63,7 @@ async fn pull_from(
         let full = page.len() >= MAX_LINK_FETCH;
         after = page.last().map(|r| {
             let l = &r.link.link;
-            (l.from_window, l.identity, l.account.chain_id().to_owned())
+            (l.identity, l.account.chain_id().to_owned(), l.from_window)
         });
         out.extend(page.into_iter().take(MAX_LINK_FETCH));
         if !full {

@@ -149,40 +149,28 @@ impl Oracle {
             .map(|heard| heard.fresh))
     }
 
-    /// The statements held whose first window is in `windows`, after `(first window, identity,
-    /// chain)` in that order, at most `limit`, each with this member's receipt: what a member
+    /// The statements held whose first window is in `windows`, after `(identity, chain, first
+    /// window)` in that order, at most `limit`, each with this member's receipt: what a member
     /// pulls before it summarizes a window, and what a starting member catches up on.
     pub fn links_between(
         &self,
         windows: std::ops::RangeInclusive<u64>,
-        after: Option<&(u64, IdentityId, String)>,
+        after: Option<&(IdentityId, String, u64)>,
         limit: usize,
     ) -> Result<Vec<RelayedLink>, LedgerError> {
-        let mut found: Vec<SignedLink> = self
-            .ledger
-            .all_links()?
-            .into_iter()
-            .filter(|s| {
-                let l = &s.link;
-                windows.contains(&l.from_window)
-                    && after.is_none_or(|(from, id, chain)| {
-                        (l.from_window, &l.identity, l.account.chain_id())
-                            > (*from, id, chain.as_str())
-                    })
-            })
-            .collect();
-        found.sort_by(|a, b| {
-            let key = |s: &SignedLink| {
-                let l = &s.link;
-                (l.from_window, l.identity, l.account.chain_id().to_owned())
-            };
-            key(a).cmp(&key(b))
-        });
-        found.truncate(limit);
-        Ok(found
-            .into_iter()
-            .map(|s| RelayedLink::new(s).with_receipt(&self.key))
-            .collect())
+        let mut out = Vec::new();
+        let after = after.map(|(id, chain, from)| (id, chain.as_str(), *from));
+        for signed in self.ledger.links_after(after) {
+            let signed = signed?;
+            if !windows.contains(&signed.link.from_window) {
+                continue;
+            }
+            out.push(RelayedLink::new(signed).with_receipt(&self.key));
+            if out.len() == limit {
+                break;
+            }
+        }
+        Ok(out)
     }
 
     /// The links in force in window `t` among the identities `active` (sorted; see
