@@ -83,11 +83,7 @@ fn client_solve_waits_for_the_slot() {
          [[network.families]]\nname = \"arithmetic_reasoning\"\ndeadline = \"8s\"\ndifficulty = 3\n"
     ));
     let key = agent_key_file(&node, "early");
-    let id = hco()
-        .args(["identity", "show", "--key", &key])
-        .output()
-        .unwrap();
-    let id = String::from_utf8(id.stdout).unwrap().trim().to_owned();
+    let id = crate::support::identity_id_of(&key);
     let window = |id: &str| get(&node.url, &format!("/v1/windows/current?id={id}")).unwrap();
     // Normally window 0 from its first seconds; if the node was slow to start, the next one.
     let mut w = window(&id);

@@ -211,11 +211,7 @@ fn cut(net: &Devnet, i: usize, members: usize, block: bool) {
 fn devnet_a_statement_only_one_member_heard_is_pulled_by_the_others_and_certified() {
     let net = Devnet::up(4, "8s", true);
     let person = identity(&net, "person", "human");
-    let id = hco()
-        .args(["identity", "show", "--key", &person])
-        .output()
-        .unwrap();
-    let id = String::from_utf8(id.stdout).unwrap().trim().to_owned();
+    let id = crate::support::identity_id_of(&person);
     wait_until(Duration::from_secs(10), || {
         (1..4).all(|j| get(&net.url(j), &format!("/v1/identities/{id}")).is_some())
     });

@@ -601,3 +601,17 @@ pub fn node_js() -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The identity id (hex) of an identity key file, as `hco identity show` prints it.
+pub fn identity_id_of(key: &str) -> String {
+    let out = hco()
+        .args(["identity", "show", "--key", key])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}

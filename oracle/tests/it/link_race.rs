@@ -182,15 +182,20 @@ fn honest_members_keep_the_same_statements_whoever_a_client_races_and_whatever_a
     assert!(kept_somewhere > 0 && kept_somewhere < races.len());
 }
 
+/// Identity `seed`, registered everywhere in window 0, linking wallet `wallet` from window
+/// `from`; and the moment it registered.
+fn registered_statement(net: &Net, seed: u64, wallet: u8, from: u64) -> (SignedLink, u64) {
+    let now = net.start(0) + 1_000;
+    let key = testing::key(seed);
+    net.register(&key, Class::Human, now);
+    let (account_key, account) = evm(wallet);
+    (signed(net, &key, &account_key, &account, from), now)
+}
+
 #[test]
 fn a_statement_too_far_ahead_at_one_member_counts_there_once_another_relays_it() {
     let net = Net::new(4);
-    let now = net.start(0) + 1_000;
-    let key = testing::key(900);
-    net.register(&key, Class::Human, now);
-    let (account_key, account) = evm(41);
-    let from = 1 + hco_oracle::MAX_LINK_LEAD;
-    let statement = signed(&net, &key, &account_key, &account, from);
+    let (statement, now) = registered_statement(&net, 900, 41, 1 + hco_oracle::MAX_LINK_LEAD);
     // Member 0's clock is still in window 0, member 1's in window 1.
     let refused = net.oracles[0].record_link(&statement, now).unwrap();
     assert_eq!(refused.unwrap_err().code(), "wrong_window");
@@ -244,11 +249,7 @@ fn two_statements_for_one_chain_and_window_heard_in_either_order_leave_the_same_
 fn a_member_that_missed_a_statement_past_its_deadline_takes_it_once_f_plus_one_members_vouch() {
     let net = Net::new(4);
     assert_eq!(net.params.faults_tolerated(), 1);
-    let now = net.start(0) + 1_000;
-    let key = testing::key(902);
-    net.register(&key, Class::Human, now);
-    let (account_key, account) = evm(44);
-    let statement = signed(&net, &key, &account_key, &account, 1);
+    let (statement, now) = registered_statement(&net, 902, 44, 1);
     for o in &net.oracles[..2] {
         assert_eq!(o.record_link(&statement, now).unwrap(), Ok(true));
     }
