@@ -1,9 +1,10 @@
-//! Slot witnesses (see `hco_oracle::witness`): once the current window's global slot has opened
-//! by this node's clock, the node gossips its signed witness of it, and again every
-//! [`REPEAT`] until the window ends, so members that start or reconnect late still get it (a
-//! touch prompt can only be issued with another member's witness). Nothing is published in
-//! other slot modes.
+//! Beat witnesses (see `hco_oracle::witness`): as each beat of the current window's global slot
+//! begins by this node's clock, the node gossips its signed witness of it, and every witness
+//! of the window again every [`REPEAT`] until the window ends, so members that start or
+//! reconnect late still get them (a touch prompt can only be issued with another member's
+//! witness of its beat). Nothing is published in other slot modes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 use crate::network::protocol::{Topic, WitnessGossip};
 use crate::service::Node;
 
-/// How often the witness is published again while it is due.
+/// How often a due witness is published again.
 pub const REPEAT: Duration = Duration::from_secs(5);
-/// How often the node looks whether its witness is due.
-const TICK: Duration = Duration::from_millis(250);
+/// How often the node looks whether a witness fell due: a beat's witness goes out at most
+/// this long after the beat begins, and every prompt on the beat waits for it.
+const TICK: Duration = Duration::from_millis(20);
 
 /// Publishes this node's witnesses until `shutdown`.
 pub async fn run(node: Arc<Node>, shutdown: CancellationToken) {
@@ -24,35 +26,40 @@ pub async fn run(node: Arc<Node>, shutdown: CancellationToken) {
         shutdown.cancelled().await;
         return;
     }
-    let mut last: Option<(u64, tokio::time::Instant)> = None;
+    // When each witness (by its beat) was last published.
+    let mut last: HashMap<(u64, u64), tokio::time::Instant> = HashMap::new();
     let mut sequence = 0u64;
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(TICK) => {}
         }
-        let due = match node.oracle.witness_due(node.now()) {
+        let due = match node.oracle.witnesses_due(node.now()) {
             Ok(due) => due,
             Err(e) => {
-                tracing::warn!(error = %e, "slot witness");
+                tracing::warn!(error = %e, "beat witness");
                 continue;
             }
         };
-        let Some(witness) = due else {
-            continue;
-        };
-        let fresh = last.is_none_or(|(t, at)| t != witness.t || at.elapsed() >= REPEAT);
-        if fresh {
-            if last.is_none_or(|(t, _)| t != witness.t) {
+        if let Some(t) = due.first().map(|w| w.t) {
+            last.retain(|(window, _), _| *window == t);
+        }
+        for witness in due {
+            let key = (witness.t, witness.at);
+            if last.get(&key).is_some_and(|at| at.elapsed() < REPEAT) {
+                continue;
+            }
+            if !last.contains_key(&key) {
                 tracing::debug!(
                     t = witness.t,
-                    "slot opened: publishing this member's witness"
+                    at = witness.at,
+                    "beat began: publishing this member's witness"
                 );
             }
             sequence += 1;
             let gossip: WitnessGossip = (witness, sequence);
             node.net.publish(Topic::Witness, codec::encode(&gossip));
-            last = Some((witness.t, tokio::time::Instant::now()));
+            last.insert(key, tokio::time::Instant::now());
         }
     }
 }

@@ -202,9 +202,10 @@ action('get', async () => {
   } catch (e) {
     // Before the slot, or before the step's moment in it: say when, and fetch it then.
     const slotStart = state.window?.slot?.start;
-    // A touch prompt whose issuer has no slot witness yet: ask again in a moment.
+    // A touch prompt whose issuer has no witness of its beat yet: ask again at once (the
+    // reaction window is already running).
     const opensAt = e.code === 'step_not_open' ? e.opensAt
-      : e.code === 'no_slot_witness' ? now() + 250
+      : e.code === 'no_slot_witness' ? now() + 50
       : e.code === 'outside_slot' && slotStart > now() ? slotStart : 0;
     if (!opensAt) throw e;
     const what = e.code === 'outside_slot' ? 'The slot opens' : 'The next step opens';

@@ -356,8 +356,8 @@ pub struct Challenge {
     pub deadline: Timestamp,
     /// Digest of the prompt, so an audit can check the regenerated prompt.
     pub prompt_digest: Digest,
-    /// For a touch prompt of a `global` slot, another member's witness that the slot has
-    /// opened ([`crate::witness`]); `None` for every other challenge.
+    /// For a touch prompt of a `global` slot, another member's witness that the prompt's beat
+    /// has begun ([`crate::witness`]); `None` for every other challenge.
     pub witness: Option<crate::witness::SlotWitness>,
 }
 

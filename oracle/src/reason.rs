@@ -313,9 +313,9 @@ pub enum Reason {
     /// [`crate::witness`]), or another challenge with one.
     #[error("the challenge's slot witness is not acceptable: {0}")]
     BadWitness(String),
-    /// The issuer holds no other member's witness of the slot yet, so it cannot issue the
-    /// touch prompt: ask again in a moment (members publish theirs when the slot opens).
-    #[error("no other member's witness of this slot has arrived yet; ask again shortly")]
+    /// The issuer holds no other member's witness of the prompt's beat yet, so it cannot issue
+    /// the touch prompt: ask again in a moment (members publish theirs when each beat begins).
+    #[error("no other member's witness of this beat has arrived yet; ask again shortly")]
     NoSlotWitness,
     /// A relayed reveal whose receipts do not check (see [`crate::relay`]).
     #[error("a receipt of the relayed reveal does not check: {0}")]

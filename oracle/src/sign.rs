@@ -13,7 +13,7 @@
 //! | passkey enrolment | `hco passkey enrolment v1` | version u8, id, created_at u64, credential (the JSON text) |
 //! | challenge request | `hco challenge request v1` | version u8, id, t u64, j u32 |
 //! | challenge id | `hco challenge id v1` | version u8, issuer, id, t u64, j u32, family, issued_at u64, deadline u64, prompt_digest, then the witness's node and signature only when present |
-//! | slot witness | `hco slot witness v1` | node, t u64 |
+//! | beat witness | `hco beat witness v2` | node, t u64, at u64 |
 //! | response | `hco response v1` | challenge id, answer |
 //! | window summary | `hco window summary v2` | version u8, t u64, root, count u64, links_root, params digest |
 //! | account link | `hco account link v1` | the statement's text (`hco_verify::link`); the account signs the same text with EIP-191 |

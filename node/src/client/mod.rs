@@ -374,10 +374,11 @@ fn solve(
                         ));
                         continue;
                     }
-                    // The issuer has no other member's witness of the slot yet (they publish
-                    // when it opens): ask again shortly, while the window lasts.
+                    // The issuer has no other member's witness of the beat yet (they publish
+                    // when it begins): ask again at once, while the window lasts — the
+                    // reaction window is already running.
                     "no_slot_witness" if closes_at == 0 || w.now() < closes_at => {
-                        std::thread::sleep(std::time::Duration::from_millis(250));
+                        std::thread::sleep(std::time::Duration::from_millis(50));
                         continue;
                     }
                     "steps_complete" => {

@@ -29,7 +29,7 @@ pub enum Topic {
     Passkey,
     /// Evidence against a committee member ([`hco_oracle::Evidence`]).
     Evidence,
-    /// Slot witnesses ([`hco_oracle::witness::SlotWitness`]); members only.
+    /// Beat witnesses ([`hco_oracle::witness::SlotWitness`]); members only.
     Witness,
     /// Account links ([`hco_oracle::link::SignedLink`]), one per message.
     Link,
@@ -61,7 +61,7 @@ impl Topic {
             Topic::Reveal => "hco/reveal/2",
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
-            Topic::Witness => "hco/witness/1",
+            Topic::Witness => "hco/witness/2",
             Topic::Link => "hco/link/2",
         }
     }
@@ -88,7 +88,7 @@ impl Topic {
     }
 }
 
-/// A slot witness as gossiped: the witness and the publication's sequence number. Gossip ids
+/// A beat witness as gossiped: the witness and the publication's sequence number. Gossip ids
 /// are content hashes, so the number makes each repetition (for members that start or
 /// reconnect late) a new message rather than a duplicate peers drop.
 pub type WitnessGossip = (hco_oracle::witness::SlotWitness, u64);

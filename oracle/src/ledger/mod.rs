@@ -121,7 +121,7 @@ pub struct IssuedRecord {
     pub challenge_id: Digest,
     /// The issuer's signature over it.
     pub sig: Sig,
-    /// The slot witness a touch prompt carries ([`crate::witness`]).
+    /// The beat witness a touch prompt carries ([`crate::witness`]).
     pub witness: Option<crate::witness::SlotWitness>,
 }
 

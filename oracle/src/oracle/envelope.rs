@@ -151,7 +151,7 @@ impl Oracle {
                 beat_end: window.end,
             });
         }
-        self.check_witness(c)?;
+        self.check_witness(c, window.start)?;
         if answer.len() > family.max_answer_len() {
             return Err(Reason::AnswerTooLarge {
                 len: answer.len(),

@@ -153,17 +153,20 @@ impl Oracle {
             crate::Step::Drawn => None,
         };
         let opens_at = opening(&self.params, &slot, profile.class, j, prompt, &seed);
+        let beat_start = prompt.map(|r| self.params.beat(&slot, profile.class, j, r).start);
         if now < opens_at {
             return Ok(Err(Reason::StepNotOpen { opens_at }));
         }
         let issued_at = if prompt.is_some() { opens_at } else { now };
-        // A touch prompt of a global slot carries another member's witness that the slot has
-        // opened, so its id (the WebAuthn challenge) cannot be known before (crate::witness).
-        let witness = match step {
-            crate::Step::Family(name) if self.needs_witness(name) => match self.pick_witness(t)? {
-                Ok(w) => Some(w),
-                Err(reason) => return Ok(Err(reason)),
-            },
+        // A touch prompt of a global slot carries another member's witness that its beat has
+        // begun, so its id (the WebAuthn challenge) cannot be known before (crate::witness).
+        let witness = match (step, beat_start) {
+            (crate::Step::Family(name), Some(at)) if self.needs_witness(name) => {
+                match self.pick_witness(t, at)? {
+                    Ok(w) => Some(w),
+                    Err(reason) => return Ok(Err(reason)),
+                }
+            }
             _ => None,
         };
         let generated =

@@ -2,7 +2,7 @@
 //! [`identity`](self) (registration, passkeys), `issue` (the window's step sequence), `verify`
 //! (answers, one per challenge, with group commit), `remote` (acceptances of other members),
 //! `active` (a window's active set), `close` (summaries, certificates, reveals, audits,
-//! status) and `witnesses` (the slot witnesses touch prompts carry). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
+//! status) and `witnesses` (the beat witnesses touch prompts carry). Every method takes `now`; nothing here reads a clock, opens a socket or spawns a
 //! task.
 
 mod active;
@@ -105,7 +105,7 @@ pub struct Oracle {
     /// window are served from it while its root is the certified one (see
     /// [`Oracle::membership`]), not from a scan of the window per request.
     proof_set: Mutex<Option<(u64, std::sync::Arc<crate::certificate::ActiveSet>)>>,
-    /// The committee's slot witnesses of recent windows (see [`crate::witness`]).
+    /// The committee's beat witnesses of recent windows (see [`crate::witness`]).
     witnesses: witnesses::Held,
     /// Serialises the read-decide-write of an identity's link statements.
     links_lock: Mutex<()>,

@@ -174,7 +174,7 @@ impl Oracle {
                 return Ok(Err(reason));
             }
             if !repairing && !self.catching_up(c.t) {
-                let base = self.arrival_base(c, &self.slot(c.t, &c.id)?);
+                let base = self.arrival_base(c);
                 let r = signers_of(s).unwrap_or(1);
                 let latest = self.params.arrival_deadline(base, r);
                 if now > latest {

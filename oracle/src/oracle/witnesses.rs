@@ -1,4 +1,4 @@
-//! The slot witnesses this member holds and the rules touch prompts follow with them (see
+//! The beat witnesses this member holds and the rules touch prompts follow with them (see
 //! [`crate::witness`]): which witness an issued prompt carries, what a receiver checks of it,
 //! and how late a prompt acceptance may reach this member.
 
@@ -7,14 +7,14 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use crate::ledger::LedgerError;
-use crate::witness::{GOSSIP_ALLOWANCE_MS, SlotWitness};
+use crate::witness::SlotWitness;
 use crate::{Challenge, IdentityId, NodeId, Reason, SlotMode, Timestamp};
 
 use super::{Oracle, Outcome};
 
-/// Witnesses by window, then member; only the latest windows are kept.
+/// Witnesses by window, then beat and member; only the latest windows are kept.
 #[derive(Debug, Default)]
-pub(super) struct Held(Mutex<BTreeMap<u64, BTreeMap<NodeId, SlotWitness>>>);
+pub(super) struct Held(Mutex<BTreeMap<u64, BTreeMap<(Timestamp, NodeId), SlotWitness>>>);
 
 /// Windows of witnesses kept: the current one and the one before (whose prompts may still be
 /// re-fetched while it is in grace).
@@ -24,20 +24,40 @@ impl Held {
     /// Holds `w`; whether it was new.
     fn insert(&self, w: SlotWitness) -> Result<bool, LedgerError> {
         let mut held = self.0.lock().map_err(|_| LedgerError::Poisoned)?;
-        let fresh = held.entry(w.t).or_default().insert(w.node, w).is_none();
+        let fresh = held
+            .entry(w.t)
+            .or_default()
+            .insert((w.at, w.node), w)
+            .is_none();
         while held.len() as u64 > KEEP_WINDOWS {
             held.pop_first();
         }
         Ok(fresh)
     }
 
-    /// The first witness of window `t` in `order` that is held.
-    fn first_of(&self, t: u64, order: &[NodeId]) -> Result<Option<SlotWitness>, LedgerError> {
+    /// The witness of beat `at` of window `t` by `node`, if held.
+    fn get(
+        &self,
+        t: u64,
+        at: Timestamp,
+        node: &NodeId,
+    ) -> Result<Option<SlotWitness>, LedgerError> {
+        let held = self.0.lock().map_err(|_| LedgerError::Poisoned)?;
+        Ok(held.get(&t).and_then(|w| w.get(&(at, *node))).copied())
+    }
+
+    /// The first witness of beat `at` of window `t` in `order` that is held.
+    fn first_of(
+        &self,
+        t: u64,
+        at: Timestamp,
+        order: &[NodeId],
+    ) -> Result<Option<SlotWitness>, LedgerError> {
         let held = self.0.lock().map_err(|_| LedgerError::Poisoned)?;
         let Some(window) = held.get(&t) else {
             return Ok(None);
         };
-        Ok(order.iter().find_map(|n| window.get(n).copied()))
+        Ok(order.iter().find_map(|n| window.get(&(at, *n)).copied()))
     }
 }
 
@@ -52,28 +72,38 @@ impl Oracle {
         self.slot(t, &IdentityId([0; 32]))
     }
 
-    /// This member's witness of the current window's slot, once the slot has opened by this
-    /// node's clock and until the window ends; the node gossips it then (again and again, for
-    /// members that start late). `None` in other slot modes, before the slot and after.
-    pub fn witness_due(&self, now: Timestamp) -> Result<Option<SlotWitness>, LedgerError> {
+    /// This member's witnesses of the current window's beats that have begun by this node's
+    /// clock, until the window ends; the node gossips each when it falls due (and again, for
+    /// members that start late). Empty in other slot modes and before the first beat.
+    pub fn witnesses_due(&self, now: Timestamp) -> Result<Vec<SlotWitness>, LedgerError> {
         if self.params.slot_mode != SlotMode::Global {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let Ok(t) = self.params.window_at(now) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
-        if now < self.global_slot(t)?.start {
-            return Ok(None);
+        let beats = self
+            .params
+            .beat_starts(&self.global_slot(t)?, &self.registry);
+        let mut due = Vec::new();
+        for at in beats.into_iter().filter(|at| *at <= now) {
+            let own = match self.witnesses.get(t, at, &self.node)? {
+                Some(held) => held,
+                None => {
+                    let own = SlotWitness::new(&self.key, t, at);
+                    self.witnesses.insert(own)?;
+                    own
+                }
+            };
+            due.push(own);
         }
-        let own = SlotWitness::new(&self.key, t);
-        self.witnesses.insert(own)?;
-        Ok(Some(own))
+        Ok(due)
     }
 
     /// Records another member's witness (gossip): a committee member's, signed, of a window
-    /// within the clock skew of `now`, and not from before its slot could have opened (an
-    /// honest member publishes at the opening, by a clock at most the skew ahead of this one).
-    /// Returns whether it was new.
+    /// within the clock skew of `now` and one of its slot's beats, and not from before that
+    /// beat could have begun (an honest member publishes at the beat, by a clock at most the
+    /// skew ahead of this one). Returns whether it was new.
     pub fn record_witness(&self, w: &SlotWitness, now: Timestamp) -> Outcome<bool> {
         if self.params.slot_mode != SlotMode::Global {
             return Ok(Err(Reason::BadWitness(
@@ -95,18 +125,28 @@ impl Oracle {
                 current: self.params.window_at(now).unwrap_or(0),
             }));
         }
-        if now.saturating_add(skew) < self.global_slot(w.t)?.start {
+        let beats = self
+            .params
+            .beat_starts(&self.global_slot(w.t)?, &self.registry);
+        if !beats.contains(&w.at) {
             return Ok(Err(Reason::BadWitness(format!(
-                "published at {now}, before window {}'s slot opened",
-                w.t
+                "{} is no beat of window {}'s slot",
+                w.at, w.t
+            ))));
+        }
+        if now.saturating_add(skew) < w.at {
+            return Ok(Err(Reason::BadWitness(format!(
+                "published at {now}, before its beat began ({})",
+                w.at
             ))));
         }
         Ok(Ok(self.witnesses.insert(*w)?))
     }
 
-    /// The witness a touch prompt of window `t` carries: the only member's own in a committee
-    /// of one, else the first other member's held here, in committee order.
-    pub(super) fn pick_witness(&self, t: u64) -> Outcome<SlotWitness> {
+    /// The witness a touch prompt on beat `at` of window `t` carries: the only member's own in
+    /// a committee of one, else the first other member's of that beat held here, in committee
+    /// order.
+    pub(super) fn pick_witness(&self, t: u64, at: Timestamp) -> Outcome<SlotWitness> {
         let others: Vec<NodeId> = if self.params.committee.len() <= 1 {
             vec![self.node]
         } else {
@@ -120,20 +160,20 @@ impl Oracle {
                 .collect()
         };
         if others == [self.node] {
-            let own = SlotWitness::new(&self.key, t);
+            let own = SlotWitness::new(&self.key, t, at);
             self.witnesses.insert(own)?;
             return Ok(Ok(own));
         }
         Ok(self
             .witnesses
-            .first_of(t, &others)?
+            .first_of(t, at, &others)?
             .ok_or(Reason::NoSlotWitness))
     }
 
     /// Checks a challenge's witness: present exactly when its family needs one; of the
-    /// challenge's window; a committee member's other than the issuer (the issuer's own in a
-    /// committee of one); signed by it.
-    pub(super) fn check_witness(&self, c: &Challenge) -> Result<(), Reason> {
+    /// challenge's window and of the beat it was issued on (`beat_start`); a committee
+    /// member's other than the issuer (the issuer's own in a committee of one); signed by it.
+    pub(super) fn check_witness(&self, c: &Challenge, beat_start: Timestamp) -> Result<(), Reason> {
         match (&c.witness, self.needs_witness(&c.family)) {
             (None, false) => Ok(()),
             (Some(_), false) => Err(Reason::BadWitness(format!(
@@ -146,6 +186,12 @@ impl Oracle {
                     return Err(Reason::BadWitness(format!(
                         "of window {}, not the challenge's {}",
                         w.t, c.t
+                    )));
+                }
+                if w.at != beat_start {
+                    return Err(Reason::BadWitness(format!(
+                        "of the beat at {}, not the prompt's at {beat_start}",
+                        w.at
                     )));
                 }
                 if !self.params.committee.contains(&w.node) {
@@ -162,16 +208,14 @@ impl Oracle {
     }
 
     /// The arrival deadline, for one signer, of another member's acceptance of `c`: for a
-    /// touch prompt, its slot's end plus the family's deadline, the clock skew and
-    /// [`GOSSIP_ALLOWANCE_MS`]; for any other, [`crate::NetworkParams::acceptance_base_deadline`].
-    pub(super) fn arrival_base(&self, c: &Challenge, slot: &Range<Timestamp>) -> Timestamp {
+    /// touch prompt, its deadline plus one relay round (an honest issuer accepts nothing after
+    /// the deadline, and its gossip reaches every honest member within the round, clock
+    /// differences included); for any other,
+    /// [`crate::NetworkParams::acceptance_base_deadline`].
+    pub(super) fn arrival_base(&self, c: &Challenge) -> Timestamp {
         if !self.needs_witness(&c.family) {
             return self.params.acceptance_base_deadline(c.t);
         }
-        let deadline_ms = self.params.family(&c.family).map_or(0, |f| f.deadline_ms);
-        slot.end
-            .saturating_add(deadline_ms)
-            .saturating_add(self.params.max_clock_skew_ms)
-            .saturating_add(GOSSIP_ALLOWANCE_MS)
+        c.deadline.saturating_add(self.params.relay_round_ms)
     }
 }

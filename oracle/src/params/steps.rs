@@ -135,6 +135,30 @@ impl NetworkParams {
         start..start.saturating_add(self.prompt_jitter_ms + 1)
     }
 
+    /// Where every beat of `slot` starts, over both classes' policies: a beat `j` for each try
+    /// of a class whose policy has a touch prompt, at [`NetworkParams::beat`] with that
+    /// prompt's reaction window. Members publish a witness of each ([`crate::witness`]).
+    pub fn beat_starts(
+        &self,
+        slot: &Range<Timestamp>,
+        registry: &Registry,
+    ) -> std::collections::BTreeSet<Timestamp> {
+        let mut starts = std::collections::BTreeSet::new();
+        for class in [Class::Human, Class::Agent] {
+            let policy = self.policy(class);
+            for step in &policy.steps {
+                let Step::Family(name) = step else { continue };
+                let Some(reaction_ms) = self.prompt_reaction_ms(name, registry) else {
+                    continue;
+                };
+                for j in 0..policy.tries() {
+                    starts.insert(self.beat(slot, class, j, reaction_ms).start);
+                }
+            }
+        }
+        starts
+    }
+
     /// When challenge `j` opens inside `slot`: at a moment drawn by its seed inside the first
     /// half of phase `j` of `tries` equal phases, or, for a touch prompt (`prompt` is its
     /// reaction window), on beat `j`. An `open` slot opens every challenge at once.

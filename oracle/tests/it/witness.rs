@@ -1,12 +1,13 @@
-//! Slot witnesses: a touch prompt of a global slot carries another member's witness that the
-//! slot has opened, so no assertion can exist before it — the issuer's own included — and a
-//! prompt acceptance that reaches a member later than its slot allows is refused there.
+//! Beat witnesses: a touch prompt of a global slot carries another member's witness that its
+//! beat has begun, so no assertion can exist before it — the issuer's own included — and a
+//! prompt acceptance that reaches a member later than its deadline plus a relay round is
+//! refused there. So whoever issues a prompt, its touch falls in `[beat, deadline + round]`.
 
 use ed25519_dalek::SigningKey;
 use hco_challenges::Class;
 use hco_challenges::presence::SoftAuthenticator;
 use hco_oracle::secret::issuers_of;
-use hco_oracle::witness::{GOSSIP_ALLOWANCE_MS, SlotWitness};
+use hco_oracle::witness::SlotWitness;
 use hco_oracle::{
     Acceptance, Oracle, Response, SealedAcceptance, SignedChallenge, SignedRequest, SlotMode, Step,
     VERSION, blames_sender, seal_batch, testing,
@@ -67,12 +68,14 @@ fn opening(o: &Oracle, key: &SigningKey, at: u64) -> u64 {
 }
 
 #[test]
-fn a_touch_prompt_carries_another_members_witness_published_when_the_slot_opens() {
+fn a_touch_prompt_carries_another_members_witness_published_when_its_beat_begins() {
     let net = net();
     let (key, mut soft) = person(&net, 40);
     let (o, _) = issuer(&net, &key, 0);
     let slot = o.slot(0, &testing::identity_id(&key)).unwrap();
     let opens = opening(o, &key, slot.start);
+    let beat = net.params.beat(&slot, Class::Human, 0, REACTION).start;
+    assert!((beat..=beat + 500).contains(&opens));
     let others: Vec<&Oracle> = net
         .oracles
         .iter()
@@ -80,17 +83,21 @@ fn a_touch_prompt_carries_another_members_witness_published_when_the_slot_opens(
         .collect();
 
     // No other member has published: the prompt cannot be issued (the issuer's own witness,
-    // which it holds from the slot's opening, does not count).
-    assert!(o.witness_due(slot.start).unwrap().is_some());
+    // which it holds from the beat's start, does not count).
+    assert!(!o.witnesses_due(opens).unwrap().is_empty());
     let refused = o.issue(&SignedRequest::new(&key, 0, 0), opens).unwrap();
     assert_eq!(refused.unwrap_err().code(), "no_slot_witness");
 
-    // A member's witness is due from the slot's opening, not before; a receiver refuses one
-    // that claims an opening its clock (plus the skew) has not reached.
-    assert_eq!(others[0].witness_due(slot.start - 1).unwrap(), None);
-    let w = others[0].witness_due(slot.start).unwrap().unwrap();
-    assert_eq!(w.node, others[0].node_id());
-    let too_early = slot.start - net.params.max_clock_skew_ms - 1;
+    // A member's witness of a beat is due from the beat's start, not before (nothing at the
+    // slot's opening: the beats end the slot); a receiver refuses one that claims a beat its
+    // clock (plus the skew) has not reached, or a moment that is no beat.
+    assert_eq!(others[0].witnesses_due(slot.start).unwrap(), vec![]);
+    assert_eq!(others[0].witnesses_due(beat - 1).unwrap(), vec![]);
+    let due = others[0].witnesses_due(beat).unwrap();
+    assert_eq!(due.len(), 1, "{due:?}");
+    let w = due[0];
+    assert_eq!((w.node, w.at), (others[0].node_id(), beat));
+    let too_early = beat - net.params.max_clock_skew_ms - 1;
     assert_eq!(
         o.record_witness(&w, too_early).unwrap().unwrap_err().code(),
         "bad_witness"
@@ -107,8 +114,16 @@ fn a_touch_prompt_carries_another_members_witness_published_when_the_slot_opens(
             .code(),
         "bad_witness"
     );
-    assert_eq!(o.record_witness(&w, slot.start).unwrap(), Ok(true));
-    assert_eq!(o.record_witness(&w, slot.start + 5).unwrap(), Ok(false));
+    let off_beat = SlotWitness::new(&testing::key(2), 0, beat + 1);
+    assert_eq!(
+        o.record_witness(&off_beat, beat + 1)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "bad_witness"
+    );
+    assert_eq!(o.record_witness(&w, beat).unwrap(), Ok(true));
+    assert_eq!(o.record_witness(&w, beat + 5).unwrap(), Ok(false));
 
     // Now the prompt carries it, its id covers it, and the assertion over that id passes.
     let issued = o
@@ -140,10 +155,10 @@ fn a_touch_prompt_carries_another_members_witness_published_when_the_slot_opens(
         let batch = std::slice::from_ref(&sealed);
         assert_eq!(m.record_remote(batch, opens + 2_100).unwrap(), Ok(1));
     }
-    // … and a fresh member refuses it when it arrives after the slot's end plus the deadline,
-    // the skew and the gossip allowance, without blaming whoever relayed it.
+    // … and a fresh member refuses it when it arrives after the prompt's deadline plus one
+    // relay round, without blaming whoever relayed it.
     let late_net = net_like(&net, &key);
-    let latest = slot.end + REACTION + net.params.max_clock_skew_ms + GOSSIP_ALLOWANCE_MS;
+    let latest = c.deadline + net.params.relay_round_ms;
     let batch = std::slice::from_ref(&sealed);
     assert_eq!(late_net.record_remote(batch, latest).unwrap(), Ok(1));
     let later = net_like(&net, &key);
@@ -177,13 +192,20 @@ fn net_like(net: &Net, person: &SigningKey) -> Oracle {
 #[test]
 fn an_issuer_cannot_witness_its_own_prompt_nor_leave_the_witness_out() {
     // A member that answers its own sybil's prompt (it knows the challenge: its own secret and
-    // any `issued_at` it likes) must still name another member's witness, which exists only
-    // once that member published it at the slot's opening.
+    // any `issued_at` it likes) must still name another member's witness of the prompt's own
+    // beat, which exists only once that member published it as the beat began — not the
+    // slot's opening, nor another beat's, whose touches could be made away from this beat.
     let net = net();
     let (key, _) = person(&net, 41);
     let (o, o_key) = issuer(&net, &key, 0);
     let slot = o.slot(0, &testing::identity_id(&key)).unwrap();
     let opens = opening(o, &key, slot.start);
+    let beat = net.params.beat(&slot, Class::Human, 0, REACTION).start;
+    let next_beat = net.params.beat(&slot, Class::Human, 1, REACTION).start;
+    let other_key = (1..=3)
+        .map(testing::key)
+        .find(|k| testing::node_id(k) != o.node_id())
+        .unwrap();
     let receiver = net
         .oracles
         .iter()
@@ -215,13 +237,21 @@ fn an_issuer_cannot_witness_its_own_prompt_nor_leave_the_witness_out() {
     };
     for (witness, why) in [
         (None, "no witness"),
-        (Some(SlotWitness::new(&o_key, 0)), "its own"),
+        (Some(SlotWitness::new(&o_key, 0, beat)), "its own"),
         (
-            Some(SlotWitness::new(&testing::key(2), 1)),
+            Some(SlotWitness::new(&other_key, 1, beat)),
             "another window's",
         ),
         (
-            Some(SlotWitness::new(&testing::key(99), 0)),
+            Some(SlotWitness::new(&other_key, 0, slot.start)),
+            "the slot's opening",
+        ),
+        (
+            Some(SlotWitness::new(&other_key, 0, next_beat)),
+            "the next beat's",
+        ),
+        (
+            Some(SlotWitness::new(&testing::key(99), 0, beat)),
             "an outsider's",
         ),
     ] {
@@ -232,16 +262,23 @@ fn an_issuer_cannot_witness_its_own_prompt_nor_leave_the_witness_out() {
             .unwrap_err();
         assert_eq!(refused.code(), "bad_witness", "{why}");
     }
-    // With another member's witness the envelope passes these checks (the made-up answer is
-    // the audit's business once the secret is revealed).
-    let other_key = (1..=3)
-        .map(testing::key)
-        .find(|k| testing::node_id(k) != o.node_id())
-        .unwrap();
-    let s = sealed(Some(SlotWitness::new(&other_key, 0)));
+    // With another member's witness of the beat the envelope passes these checks (the
+    // made-up answer is the audit's business once the secret is revealed) — if it arrives by
+    // the deadline plus a round: the member's touch for its sybil had to fall in
+    // `[beat, deadline + round]`, the same seconds an honest member's prompts take.
+    let s = sealed(Some(SlotWitness::new(&other_key, 0, beat)));
+    let latest = opens + REACTION + net.params.relay_round_ms;
+    let late = net_like(&net, &key);
+    assert_eq!(
+        late.record_remote(std::slice::from_ref(&s), latest + 1)
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        "late_acceptance"
+    );
     assert_eq!(
         receiver
-            .record_remote(std::slice::from_ref(&s), opens + 1_100)
+            .record_remote(std::slice::from_ref(&s), latest)
             .unwrap(),
         Ok(1)
     );
