@@ -178,6 +178,28 @@ pub fn bound_table(b: &Bound) -> String {
             let _ = writeln!(out, "a model answering every cognitive step: {}", m.note);
         }
     }
+    if let Some(member) = &m.one_malicious_member {
+        let colluders: Vec<String> = member
+            .with_colluders
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} prompt(s) {}",
+                    c.prompts_issued,
+                    c.identities_per_person
+                        .map_or("unbounded".to_owned(), |n| n.to_string())
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "one malicious member answering for its own sybils: at most {} identities per person (touches in the beats plus one relay round, {} s; {} if its clock runs a round ahead); coalitions issuing c' prompts of each identity-window: {}",
+            member.identities_per_person,
+            member.touch_span_s,
+            member.identities_per_person_clocks_a_round_apart,
+            colluders.join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "{mode} of {:.0} s, {} phases, longest deadline {:.0} s; {:.1} s of work per identity (cheapest {:.1} s); binding: step {} with {:.0} s",

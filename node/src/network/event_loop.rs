@@ -301,7 +301,7 @@ impl EventLoop {
                 let id = self.inbound_id();
                 self.challenge_in.insert(id, channel);
                 if !self.emit(NetworkEvent::Challenge { id, request }, "rpc") {
-                    let reply = ChallengeReply::Rejected(overloaded());
+                    let reply = Box::new(ChallengeReply::Rejected(overloaded()));
                     self.on_command(Command::ReplyChallenge { id, reply });
                 }
             }
@@ -462,7 +462,7 @@ impl EventLoop {
                         .swarm
                         .behaviour_mut()
                         .challenge
-                        .send_response(channel, reply);
+                        .send_response(channel, *reply);
                 }
             }
             Command::ReplyReconcile { id, reply } => {

@@ -120,7 +120,7 @@ pub(crate) enum Command {
     },
     ReplyChallenge {
         id: u64,
-        reply: ChallengeReply,
+        reply: Box<ChallengeReply>,
     },
     ReplyReconcile {
         id: u64,
@@ -226,6 +226,7 @@ impl NetworkClient {
 
     /// Answers an inbound challenge request.
     pub async fn reply_challenge(&self, id: u64, reply: ChallengeReply) {
+        let reply = Box::new(reply);
         let _ = self.send(Command::ReplyChallenge { id, reply }).await;
     }
 

@@ -235,6 +235,16 @@ fn sim_bound_of_the_production_policy_is_at_most_ten_identities_per_person() {
         presence.iter().filter(|&&p| p).count()
     );
     assert!(model >= n, "{bound}");
+    // A member answering for its own sybils adds one relay round to the beats' span, and
+    // production still holds it to ten.
+    let member = bound["identities_per_person_one_malicious_member"]
+        .as_u64()
+        .unwrap();
+    assert!((model..=10).contains(&member), "{bound}");
+    assert_eq!(
+        bound["model_solves"]["one_malicious_member"]["relay_round_s"],
+        bound["inputs"]["relay_round_ms"].as_f64().unwrap() / 1000.0
+    );
 }
 
 /// A node config shaped like the earlier `configs/prod.toml`: one presence step (due 20 s after

@@ -12,9 +12,12 @@ use crate::{Challenge, IdentityId, NodeId, Reason, SlotMode, Timestamp};
 
 use super::{Oracle, Outcome};
 
-/// Witnesses by window, then beat and member; only the latest windows are kept.
+/// One window's witnesses by beat and member.
+type Window = BTreeMap<(Timestamp, NodeId), SlotWitness>;
+
+/// Witnesses by window; only the latest windows are kept.
 #[derive(Debug, Default)]
-pub(super) struct Held(Mutex<BTreeMap<u64, BTreeMap<(Timestamp, NodeId), SlotWitness>>>);
+pub(super) struct Held(Mutex<BTreeMap<u64, Window>>);
 
 /// Windows of witnesses kept: the current one and the one before (whose prompts may still be
 /// re-fetched while it is in grace).

@@ -33,6 +33,7 @@
 //! which at least 95 % of the identity-windows complete.
 
 mod mc;
+pub mod member;
 pub mod params;
 #[cfg(test)]
 mod tests;
@@ -90,6 +91,10 @@ pub struct CeremonyInputs {
     /// ([`hco_oracle::NetworkParams::prompt_jitter_ms`]).
     #[serde(default)]
     pub prompt_jitter_ms: u64,
+    /// The relay round, milliseconds ([`hco_oracle::NetworkParams::relay_round_ms`]): a prompt
+    /// acceptance reaches the other members by its deadline plus one.
+    #[serde(default)]
+    pub relay_round_ms: u64,
 }
 
 impl CeremonyInputs {
@@ -183,6 +188,10 @@ pub struct Bound {
     /// cognitive step and only the touches of the prompts take the person
     /// ([`ModelSolves::identities_per_person`]); `None`: unbounded (no touch prompt).
     pub identities_per_person_model_solves: Option<u64>,
+    /// The same when one committee member answers for its own sybils
+    /// ([`member::MemberBound::identities_per_person`]); `None` unless the slot is global
+    /// and has a touch prompt.
+    pub identities_per_person_one_malicious_member: Option<u64>,
     /// `identities_per_person` before rounding down.
     pub capacity: f64,
     /// `identities_per_person_cheapest_draws` before rounding down.
@@ -391,6 +400,10 @@ pub fn one_person_bound_with_touch(
         identities_per_person: floor(expected_n),
         identities_per_person_cheapest_draws: floor(cheapest_n),
         identities_per_person_model_solves: model_solves.identities_per_person,
+        identities_per_person_one_malicious_member: model_solves
+            .one_malicious_member
+            .as_ref()
+            .map(|m| m.identities_per_person),
         capacity: expected_n,
         capacity_cheapest_draws: cheapest_n,
         capacity_touches: touches,

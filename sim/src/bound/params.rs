@@ -70,6 +70,7 @@ pub fn ceremony_of(
         steps,
         spares: policy.spares,
         prompt_jitter_ms: params.prompt_jitter_ms,
+        relay_round_ms: params.relay_round_ms,
     })
 }
 

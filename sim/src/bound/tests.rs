@@ -43,6 +43,7 @@ fn global(slot_s: u64, steps: Vec<StepPool>, spares: u32) -> CeremonyInputs {
         steps,
         spares,
         prompt_jitter_ms: 1000,
+        relay_round_ms: 5000,
     }
 }
 
@@ -174,6 +175,30 @@ fn model_solves_are_bound_by_the_beats() {
     assert_eq!(b.identities_per_person, 2);
     assert_eq!(b.bound_by, "touches");
     assert_eq!(b.identities_per_person_model_solves, Some(8));
+}
+
+#[test]
+fn a_malicious_member_adds_one_relay_round_to_the_beats_and_colluders_take_prompts_off_them() {
+    // Its prompts need a touch in [beat, beat + J + r + Δ]: (24 + 5)/3 = 9.67; with its
+    // clock a round ahead of the receivers', (24 + 10)/3 = 11.3.
+    let m = model_solves(&prod_like(), 1000);
+    let member = m.one_malicious_member.expect("a global slot with prompts");
+    assert_eq!(member.touch_span_s, 29.0);
+    assert_eq!(member.identities_per_person, 9);
+    assert_eq!(member.identities_per_person_clocks_a_round_apart, 11);
+    // Colluders' prompts cost no touch on a beat: 24/(3 − c').
+    let colluders: Vec<_> = member
+        .with_colluders
+        .iter()
+        .map(|c| (c.prompts_issued, c.identities_per_person))
+        .collect();
+    assert_eq!(colluders, [(1, Some(12)), (2, Some(24)), (3, None)]);
+    let b = one_person_bound(&prod_like(), &HumanModel::paper()).unwrap();
+    assert_eq!(b.identities_per_person_one_malicious_member, Some(9));
+    // No witness, no member figure: staggered slots are window-based already.
+    let mut staggered = prod_like();
+    staggered.slot_mode = SlotMode::Staggered;
+    assert_eq!(model_solves(&staggered, 1000).one_malicious_member, None);
 }
 
 #[test]

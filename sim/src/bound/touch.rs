@@ -232,6 +232,9 @@ pub struct ModelSolves {
     pub monte_carlo: Option<TouchMonteCarlo>,
     /// The same formula at a rig's pace.
     pub rig: RigPace,
+    /// Against a committee member answering for its own sybils (`None` unless the slot is
+    /// global or without a prompt).
+    pub one_malicious_member: Option<super::member::MemberBound>,
     /// What the figure is.
     pub note: String,
     /// What it does not price: the hardware.
@@ -262,6 +265,7 @@ pub fn model_solves(inputs: &CeremonyInputs, touch_ms: u64) -> ModelSolves {
                 identities_per_key: None,
                 capacity: None,
             },
+            one_malicious_member: None,
             note: format!(
                 "unbounded: no step is a touch prompt ({}), so a model that answers every step \
                  keeps any number of identities without a person; only the human-speed figure \
@@ -342,6 +346,7 @@ pub fn model_solves(inputs: &CeremonyInputs, touch_ms: u64) -> ModelSolves {
             identities_per_key: Some(rig_figure),
             capacity: Some(rig),
         },
+        one_malicious_member: super::member::one_member(inputs, &beats, touch_s),
         note,
         hardware,
     }
