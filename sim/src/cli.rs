@@ -193,10 +193,17 @@ pub fn bound_table(b: &Bound) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "one malicious member answering for its own sybils: at most {} identities per person (touches in the beats plus one relay round, {} s; {} if its clock runs a round ahead); coalitions issuing c' prompts of each identity-window: {}",
+            "one malicious member answering for its own sybils: at most {} identities per person (touches in the beats plus one relay round, {} s; {} if its clock runs a round ahead){}; coalitions issuing c' prompts of each identity-window: {}",
             member.identities_per_person,
             member.touch_span_s,
             member.identities_per_person_clocks_a_round_apart,
+            member
+                .monte_carlo
+                .as_ref()
+                .map_or(String::new(), |mc| format!(
+                    "; Monte Carlo {} with ≥ 95 % complete",
+                    mc.identities_per_person
+                )),
             colluders.join(", ")
         );
     }

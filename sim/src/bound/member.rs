@@ -24,7 +24,7 @@
 
 use serde::Serialize;
 
-use super::touch::Beats;
+use super::touch::{Beats, Member, TouchMonteCarlo, touch_monte_carlo_with};
 use super::{CeremonyInputs, floor};
 
 /// The bound with one malicious member, and with coalitions.
@@ -44,6 +44,11 @@ pub struct MemberBound {
     /// Colluding members issuing `c'` of each identity-window's prompts: identities per
     /// person, `None` when no prompt is left to an honest member (unbounded).
     pub with_colluders: Vec<Colluders>,
+    /// The touch Monte Carlo with the member issuing one try of each identity-window, at the
+    /// try that serves the attacker best (its keys ground for it): at most the formula.
+    pub monte_carlo: Option<TouchMonteCarlo>,
+    /// That try (`None`: a uniform one per identity-window served it best).
+    pub monte_carlo_member_try: Option<u32>,
     /// What the figure assumes.
     pub note: String,
 }
@@ -81,6 +86,19 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
                 .then(|| floor(honest_span / (f64::from(m - c) * touch_s))),
         })
         .collect();
+    let round_s = round;
+    let best = std::iter::once(None)
+        .chain((0..inputs.tries()).map(Some))
+        .filter_map(|try_index| {
+            let member = Member { round_s, try_index };
+            touch_monte_carlo_with(inputs, beats, touch_s, capacity, Some(member))
+                .map(|mc| (try_index, mc))
+        })
+        .max_by_key(|(_, mc)| mc.identities_per_person);
+    let (monte_carlo_member_try, monte_carlo) = match best {
+        Some((try_index, mc)) => (try_index, Some(mc)),
+        None => (None, None),
+    };
     Some(MemberBound {
         identities_per_person: figure,
         capacity,
@@ -88,6 +106,8 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
         relay_round_s: round,
         identities_per_person_clocks_a_round_apart: floor((span + round) / per_identity),
         with_colluders,
+        monte_carlo,
+        monte_carlo_member_try,
         note: format!(
             "one member answering every cognitive step of its sybils and issuing any of their \
              prompts: each prompt carries another member's witness of its beat and reaches the \

@@ -193,6 +193,14 @@ fn a_malicious_member_adds_one_relay_round_to_the_beats_and_colluders_take_promp
         .map(|c| (c.prompts_issued, c.identities_per_person))
         .collect();
     assert_eq!(colluders, [(1, Some(12)), (2, Some(24)), (3, None)]);
+    // The Monte Carlo with the member on the try that serves it best stays under the formula
+    // and above the bound without it.
+    let mc = member
+        .monte_carlo
+        .expect("a finite bound")
+        .identities_per_person;
+    let honest = m.monte_carlo.expect("a finite bound").identities_per_person;
+    assert!((honest..=9).contains(&mc), "{mc} vs {honest}");
     let b = one_person_bound(&prod_like(), &HumanModel::paper()).unwrap();
     assert_eq!(b.identities_per_person_one_malicious_member, Some(9));
     // No witness, no member figure: staggered slots are window-based already.

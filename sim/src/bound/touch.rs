@@ -366,6 +366,8 @@ struct Identity {
     passed: usize,
     failures: u32,
     job: Option<Job>,
+    /// The try a malicious member issues (and answers for the person at its beat's start).
+    member_try: Option<u32>,
 }
 
 /// A heap key for a non-negative time (the bits of a non-negative `f64` order as it does).
@@ -384,6 +386,20 @@ struct TouchSim {
     steps: Vec<Option<(f64, f64)>>,
     jitter_s: f64,
     touch_s: f64,
+    /// With a malicious member: see [`Member`].
+    member: Option<Member>,
+}
+
+/// A malicious member answering for the person's identities: it issues one try of each
+/// identity-window at its beat's start, and the touch for it may fall until the beat's start
+/// plus the jitter, the reaction window and the relay round.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Member {
+    /// The relay round, seconds.
+    pub round_s: f64,
+    /// The try it issues: the same for every identity (keys ground until the rotation gives
+    /// the member that try), or `None` for a uniform one per identity-window.
+    pub try_index: Option<u32>,
 }
 
 /// The state of one person-window.
@@ -399,7 +415,7 @@ struct Trial<'a> {
 }
 
 impl TouchSim {
-    fn new(inputs: &CeremonyInputs, touch_s: f64) -> Self {
+    fn new(inputs: &CeremonyInputs, touch_s: f64, member: Option<Member>) -> Self {
         Self {
             global: inputs.slot_mode == SlotMode::Global,
             slot_s: inputs.slot_ms as f64 / 1000.0,
@@ -417,6 +433,7 @@ impl TouchSim {
                 .collect(),
             jitter_s: inputs.prompt_jitter_ms as f64 / 1000.0,
             touch_s,
+            member,
         }
     }
 
@@ -433,6 +450,10 @@ impl TouchSim {
                 passed: 0,
                 failures: 0,
                 job: None,
+                member_try: self.member.map(|m| {
+                    m.try_index
+                        .unwrap_or_else(|| rng.index(self.tries.max(1) as usize) as u32)
+                }),
             })
             .collect();
         let mut t = Trial {
@@ -478,15 +499,24 @@ impl Trial<'_> {
                 }
                 Some((reaction, min_solve)) => {
                     let slot = (id.start, id.start + sim.slot_s);
-                    let opens = beat_start(slot, sim.tries, j, reaction, sim.jitter_s)
-                        + self.rng.uniform() * sim.jitter_s;
-                    let job = Job {
-                        opens,
-                        deadline: opens + reaction,
-                        min_solve,
+                    let beat = beat_start(slot, sim.tries, j, reaction, sim.jitter_s);
+                    let job = match sim.member {
+                        Some(m) if id.member_try == Some(j) => Job {
+                            opens: beat,
+                            deadline: beat + sim.jitter_s + reaction + m.round_s,
+                            min_solve,
+                        },
+                        _ => {
+                            let opens = beat + self.rng.uniform() * sim.jitter_s;
+                            Job {
+                                opens,
+                                deadline: opens + reaction,
+                                min_solve,
+                            }
+                        }
                     };
-                    let from = ready.max(opens);
-                    if (from + sim.touch_s).max(opens + min_solve) > job.deadline + 1e-9 {
+                    let from = ready.max(job.opens);
+                    if (from + sim.touch_s).max(job.opens + min_solve) > job.deadline + 1e-9 {
                         id.failures += 1;
                         ready = job.deadline + EXPIRED_AFTER_S;
                         continue;
@@ -609,10 +639,21 @@ pub fn touch_monte_carlo(
     touch_s: f64,
     capacity: f64,
 ) -> Option<TouchMonteCarlo> {
+    touch_monte_carlo_with(inputs, beats, touch_s, capacity, None)
+}
+
+/// [`touch_monte_carlo`], with a malicious member issuing one try of each identity-window.
+pub(super) fn touch_monte_carlo_with(
+    inputs: &CeremonyInputs,
+    beats: &Beats,
+    touch_s: f64,
+    capacity: f64,
+    member: Option<Member>,
+) -> Option<TouchMonteCarlo> {
     if !capacity.is_finite() || capacity > MC_MAX_IDENTITIES {
         return None;
     }
-    let sim = TouchSim::new(inputs, touch_s);
+    let sim = TouchSim::new(inputs, touch_s, member);
     let b = beats.tries.len().max(1) as u64;
     // (mean active, completion, trials)
     let run = |n: u64| -> (f64, f64, u32) {
