@@ -82,6 +82,13 @@ fi
 if command -v rustup >/dev/null && rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   cargo check --quiet -p hco-verify --no-default-features --target wasm32-unknown-unknown
 fi
+# The light verifier stays light: at most 30 lines in the count integrators are told to run.
+verifier_crates=$(cargo tree --quiet -p hco-verify --no-default-features -e normal --prefix none | sort -u | wc -l)
+if [ "$verifier_crates" -gt 30 ]; then
+  echo "hco-verify without default features pulls $verifier_crates crates (at most 30)" >&2
+  cargo tree -p hco-verify --no-default-features -e normal >&2
+  exit 1
+fi
 # The oracle without its ledger (what examples/verify_membership links: the verifier with the
 # network parameters) must still build without sled or any I/O dependency.
 cargo check --quiet -p hco-oracle --no-default-features

@@ -47,8 +47,9 @@ pub fn verify(signer: &[u8; 32], message: &Digest, sig: &Sig) -> bool {
     })
 }
 
-/// Verifies many signatures: one batch verification when all are valid (the common case, about
-/// twice as fast per signature), falling back to one-by-one to find the bad ones.
+/// Verifies many signatures: with the `batch` feature, one batch verification when all are
+/// valid (the common case, about twice as fast per signature), falling back to one-by-one to
+/// find the bad ones; without it, one by one.
 ///
 /// The batch equation does not look for small-order components, so callers pass keys that were
 /// checked once already: identity keys are refused at registration if weak ([`public_key`]),
@@ -70,21 +71,8 @@ pub fn verify_many(items: &[(&[u8; 32], &Digest, &Sig)]) -> Vec<bool> {
 /// without a key are refused without weighing on the batch: only a bad signature sends the
 /// batch one by one.
 pub fn verify_many_parsed(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> Vec<bool> {
-    let keyed: Vec<(&VerifyingKey, &Digest, &Sig)> = items
-        .iter()
-        .filter_map(|(k, m, s)| Some(((*k)?, *m, *s)))
-        .collect();
-    // From two signatures on, a batch costs less than checking them one by one.
-    if keyed.len() >= 2 {
-        let keys: Vec<VerifyingKey> = keyed.iter().map(|(k, _, _)| **k).collect();
-        let messages: Vec<&[u8]> = keyed.iter().map(|(_, m, _)| &m.0[..]).collect();
-        let sigs: Vec<Signature> = keyed
-            .iter()
-            .map(|(_, _, s)| Signature::from_bytes(&s.0))
-            .collect();
-        if ed25519_dalek::verify_batch(&messages, &sigs, &keys).is_ok() {
-            return items.iter().map(|(k, _, _)| k.is_some()).collect();
-        }
+    if all_valid_in_one_batch(items) {
+        return items.iter().map(|(k, _, _)| k.is_some()).collect();
     }
     items
         .iter()
@@ -95,6 +83,33 @@ pub fn verify_many_parsed(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> V
             })
         })
         .collect()
+}
+
+/// Whether every keyed item's signature is valid, by one batch verification (from two
+/// signatures on, a batch costs less than checking them one by one); `false` sends the caller
+/// one by one.
+#[cfg(feature = "batch")]
+fn all_valid_in_one_batch(items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> bool {
+    let keyed: Vec<(&VerifyingKey, &Digest, &Sig)> = items
+        .iter()
+        .filter_map(|(k, m, s)| Some(((*k)?, *m, *s)))
+        .collect();
+    if keyed.len() < 2 {
+        return false;
+    }
+    let keys: Vec<VerifyingKey> = keyed.iter().map(|(k, _, _)| **k).collect();
+    let messages: Vec<&[u8]> = keyed.iter().map(|(_, m, _)| &m.0[..]).collect();
+    let sigs: Vec<Signature> = keyed
+        .iter()
+        .map(|(_, _, s)| Signature::from_bytes(&s.0))
+        .collect();
+    ed25519_dalek::verify_batch(&messages, &sigs, &keys).is_ok()
+}
+
+/// Without the `batch` feature every signature is checked on its own.
+#[cfg(not(feature = "batch"))]
+fn all_valid_in_one_batch(_items: &[(Option<&VerifyingKey>, &Digest, &Sig)]) -> bool {
+    false
 }
 
 #[cfg(test)]
