@@ -175,6 +175,38 @@ action('enrol', async () => {
   await refresh();
 });
 
+// ---- wallet link ----
+
+action('link', async () => {
+  const wallet = window.ethereum;
+  if (!wallet?.request) {
+    $('link-no-wallet').hidden = false;
+    throw new ApiError('no_wallet', 'no wallet found in this browser');
+  }
+  const [address] = await wallet.request({ method: 'eth_requestAccounts' });
+  const chain = BigInt(await wallet.request({ method: 'eth_chainId' })).toString();
+  const { digest } = await api('GET', '/v1/params');
+  const link = {
+    network: digest,
+    identity: state.identity.id,
+    account: `eip155:${chain}:${String(address).toLowerCase()}`,
+    from_window: state.window.t,
+  };
+  const text = P.linkText(link);
+  $('link-status').textContent = 'waiting for the wallet to sign…';
+  let accountSig;
+  try {
+    const hexText = `0x${P.toHex(new TextEncoder().encode(text))}`;
+    accountSig = await wallet.request({ method: 'personal_sign', params: [hexText, address] });
+  } catch (e) {
+    $('link-status').textContent = state.linked || 'nothing yet';
+    throw new ApiError('not_signed', `the wallet did not sign the link: ${e.message || e}`);
+  }
+  const r = await api('POST', '/v1/links', await P.signedLink(state.identity, link, accountSig));
+  state.linked = `${r.account} from window ${r.from_window}`;
+  $('link-status').textContent = state.linked;
+});
+
 // ---- the challenge ----
 
 function clearChallenge() {
@@ -324,6 +356,7 @@ function update() {
   $('register').disabled = !id || state.registered;
   $('visual-opt-out').disabled = !id || state.registered;
   $('enrol').disabled = !id || !state.registered;
+  $('link').disabled = !id || !state.registered;
   $('get').disabled = !id || !state.registered || Boolean(state.allPassed);
   const c = state.challenge;
   $('send').disabled = !c || c.sending || Boolean(c.done);

@@ -202,6 +202,19 @@ async function sign(identity, digestBytes) {
   return toHex(new Uint8Array(await crypto.subtle.sign(ED25519, identity.privateKey, digestBytes)));
 }
 
+/** The text an account link's two keys sign (`AccountLink::text`); `account` is canonical
+ * (`eip155:<chain>:0x` and 40 lower-case hex digits). */
+export function linkText(link) {
+  return `HCO account link v1\nnetwork: ${link.network}\nidentity: ${link.identity}\naccount: ${link.account}\nfrom window: ${link.from_window}`;
+}
+
+/** A link statement signed by the identity; the account's EIP-191 signature is `accountSig`
+ * (`0x` and 130 hex digits, as wallets return it). */
+export async function signedLink(identity, link, accountSig) {
+  const sig = await sign(identity, digest('hco account link v1', [utf8.encode(linkText(link))]));
+  return { link, identity_sig: sig, account_sig: accountSig };
+}
+
 /** A signed registration (`SignedRegister`). */
 export async function signedRegister(identity, cls, createdAt, visualOptOut = false, powBits = 0) {
   const body = { version: VERSION, id: identity.id, class: cls, created_at: createdAt, visual_opt_out: visualOptOut };

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::support::{Devnet, get, hco, hco_json, post, wait_until};
 
 /// An EVM wallet: its key and its account on chain 1.
-fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
+pub(crate) fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
     let key = k256::ecdsa::SigningKey::from_slice(&[seed; 32]).unwrap();
     let account = format!(
         "eip155:1:0x{}",
@@ -21,7 +21,7 @@ fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
 }
 
 /// The wallet's `personal_sign` of `text`, as hex.
-fn personal_sign(key: &k256::ecdsa::SigningKey, text: &str) -> String {
+pub(crate) fn personal_sign(key: &k256::ecdsa::SigningKey, text: &str) -> String {
     let (sig, recovery) = key.sign_prehash_recoverable(&personal_message_hash(text.as_bytes()));
     let mut out = sig.to_bytes().to_vec();
     out.push(27 + recovery.to_byte());

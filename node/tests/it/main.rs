@@ -9,6 +9,7 @@ mod attention;
 mod browser;
 mod browser_attention;
 mod browser_interactive;
+mod browser_link;
 mod browser_prompts;
 mod browser_visual;
 // Needs a node built with the `unsafe-byzantine` feature (the test command turns it on).
