@@ -24,7 +24,8 @@
 
 use serde::Serialize;
 
-use super::touch::{Beats, Member, TouchMonteCarlo, touch_monte_carlo_with};
+use super::touch::Beats;
+use super::touch_mc::{Member, TouchMonteCarlo, touch_monte_carlo_with};
 use super::{CeremonyInputs, floor};
 
 /// The bound with one malicious member, and with coalitions.

@@ -38,6 +38,7 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 pub mod touch;
+pub mod touch_mc;
 
 use std::collections::BTreeMap;
 
