@@ -1,5 +1,5 @@
 //! The HTTP gateway: `fn router(state) -> Router`, JSON in and out, errors as `{code, message}`.
-//! Testable without a socket through `tower::ServiceExt::oneshot`; [`serve`] runs it on a
+//! Testable without a socket through `tower::ServiceExt::oneshot`; [`serve()`] runs it on a
 //! listener with the connection limits of [`conns`].
 
 mod agent;

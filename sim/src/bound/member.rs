@@ -24,7 +24,7 @@
 
 use serde::Serialize;
 
-use super::touch::Beats;
+use super::beats::Beats;
 use super::touch_mc::{Member, TouchMonteCarlo, touch_monte_carlo_with};
 use super::{CeremonyInputs, floor};
 

@@ -32,6 +32,7 @@
 //! prompts on their beats), random draws and the deadlines, and reports the largest `n` for
 //! which at least 95 % of the identity-windows complete.
 
+pub mod beats;
 mod mc;
 pub mod member;
 pub mod params;
@@ -48,7 +49,7 @@ pub use params::{EmptyStep, ceremony_of};
 pub use touch::{DEFAULT_TOUCH_MS, ModelSolves, model_solves};
 
 use crate::scenario::SlotMode;
-use touch::Beats;
+use beats::Beats;
 
 /// One family a step may take, as the network configures it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

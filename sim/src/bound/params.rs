@@ -213,7 +213,7 @@ mod tests {
             let slot = 1_000_000..1_000_000 + params.slot_ms;
             for j in 0..tries {
                 let beat = params.beat(&slot, Class::Human, j, r);
-                let start = crate::bound::touch::beat_start(
+                let start = crate::bound::beats::beat_start(
                     (slot.start as f64 / 1000.0, slot.end as f64 / 1000.0),
                     tries,
                     j,

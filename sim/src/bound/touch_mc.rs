@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
-use super::touch::{Beats, beat_start};
+use super::beats::{Beats, beat_start};
 use super::{CeremonyInputs, MC_COMPLETION, MC_MAX_IDENTITIES, floor};
 use crate::rng::{Rng, tag};
 use crate::scenario::SlotMode;

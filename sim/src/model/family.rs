@@ -29,9 +29,9 @@ pub struct FamilyModel {
 /// Moments of one attempt's duration and its success probability.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AttemptMoments {
-    /// E[A], seconds.
+    /// E\[A\], seconds.
     pub mean: f64,
-    /// E[A²], seconds².
+    /// E\[A²\], seconds².
     pub second: f64,
     /// P(answer correct and in time).
     pub success: f64,

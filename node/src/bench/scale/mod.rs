@@ -1,7 +1,7 @@
 //! `hco bench scale --identities N`: one committee member's ledger on real sled with `N`
 //! registered identities and one window in which every one of them is accepted once, then the
 //! window's certificate, proof serving, the audit, reconciliation into a second member, pruning,
-//! disk and memory, and those per-identity costs carried to 10^7 identities ([`extrapolate`]).
+//! disk and memory, and those per-identity costs carried to 10^7 identities ([`extrapolate()`]).
 //!
 //! The committee has 4 members (quorum 3) with `issuer_fallback` 3, so member 1 may issue to
 //! every identity and holds the whole window as its own acceptances (its summarize audits
@@ -10,7 +10,7 @@
 //!
 //! - [`build`]: registrations and the window's acceptances;
 //! - [`phases`]: the measured phases;
-//! - [`extrapolate`]: the figures at 10^7.
+//! - [`extrapolate()`]: the figures at 10^7.
 
 mod build;
 mod extrapolate;
