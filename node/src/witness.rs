@@ -1,7 +1,7 @@
 //! Beat witnesses (see `hco_oracle::witness`): as each beat of the current window's global slot
-//! begins by this node's clock, the node gossips its signed witness of it, and every witness
-//! of the window again every [`REPEAT`] until the window ends, so members that start or
-//! reconnect late still get them (a touch prompt can only be issued with another member's
+//! begins by this node's clock, the node gossips its signed witness of it, and again every
+//! [`REPEAT`] while a prompt on that beat may still be issued, so members that start or
+//! reconnect late still get it (a touch prompt can only be issued with another member's
 //! witness of its beat). Nothing is published in other slot modes.
 
 use std::collections::HashMap;

@@ -76,7 +76,8 @@ impl Oracle {
     }
 
     /// This member's witnesses of the current window's beats that have begun by this node's
-    /// clock, until the window ends; the node gossips each when it falls due (and again, for
+    /// clock, each while a prompt on its beat may still be issued (until the prompt's latest
+    /// deadline and a relay round); the node gossips each when it falls due (and again, for
     /// members that start late). Empty in other slot modes and before the first beat.
     pub fn witnesses_due(&self, now: Timestamp) -> Result<Vec<SlotWitness>, LedgerError> {
         if self.params.slot_mode != SlotMode::Global {
@@ -88,8 +89,20 @@ impl Oracle {
         let beats = self
             .params
             .beat_starts(&self.global_slot(t)?, &self.registry);
+        let longest = self
+            .params
+            .families
+            .iter()
+            .filter(|f| self.params.is_prompt(&f.name, &self.registry))
+            .map(|f| f.deadline_ms)
+            .max()
+            .unwrap_or(0);
+        let useful = self.params.prompt_jitter_ms + longest + self.params.relay_round_ms;
         let mut due = Vec::new();
-        for at in beats.into_iter().filter(|at| *at <= now) {
+        for at in beats
+            .into_iter()
+            .filter(|at| *at <= now && now <= at.saturating_add(useful))
+        {
             let own = match self.witnesses.get(t, at, &self.node)? {
                 Some(held) => held,
                 None => {

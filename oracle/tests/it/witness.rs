@@ -97,6 +97,15 @@ fn a_touch_prompt_carries_another_members_witness_published_when_its_beat_begins
     assert_eq!(due.len(), 1, "{due:?}");
     let w = due[0];
     assert_eq!((w.node, w.at), (others[0].node_id(), beat));
+    // It stays due while a prompt on its beat may be issued, and no longer.
+    let useful = net.params.prompt_jitter_ms + REACTION + net.params.relay_round_ms;
+    assert!(others[0].witnesses_due(beat + useful).unwrap().contains(&w));
+    assert!(
+        !others[0]
+            .witnesses_due(beat + useful + 1)
+            .unwrap()
+            .contains(&w)
+    );
     let too_early = beat - net.params.max_clock_skew_ms - 1;
     assert_eq!(
         o.record_witness(&w, too_early).unwrap().unwrap_err().code(),
