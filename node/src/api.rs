@@ -7,13 +7,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A prompt as JSON: the family's payload parsed when it is JSON, hex otherwise.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Prompt")]
 pub struct PromptView {
     /// Family.
     pub family: String,
     /// Instructions.
     pub text: String,
-    /// The payload.
+    /// The payload: the family's JSON, or hex when it is not JSON.
     pub data: Value,
 }
 
@@ -30,7 +31,8 @@ impl From<Prompt> for PromptView {
 }
 
 /// The body of a successful `POST /v1/challenges`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Challenge")]
 pub struct ChallengeView {
     /// The signed envelope to return with the answer.
     pub challenge: SignedChallenge,
@@ -39,7 +41,8 @@ pub struct ChallengeView {
 }
 
 /// The body of a successful `POST /v1/challenges/stage`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Stage")]
 pub struct StageView {
     /// The stage now shown (2 after a right stage-1 answer).
     pub stage: usize,
@@ -48,9 +51,11 @@ pub struct StageView {
 }
 
 /// The body of a successful `POST /v1/responses`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Verdict")]
 pub struct VerdictView {
     /// `accepted`.
+    #[schemars(extend("const" = "accepted"))]
     pub verdict: String,
     /// Identity.
     pub id: IdentityId,

@@ -42,6 +42,7 @@ fn check_self_signed(
 
 /// An identity announcing itself (open registration: the cost is paid per window).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Register {
     /// Message version.
     pub version: u8,
@@ -102,6 +103,7 @@ impl From<Class> for Profile {
 
 /// A registration signed by the identity itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedRegister {
     /// The registration.
     pub body: Register,
@@ -208,6 +210,7 @@ impl SignedRegister {
 /// credential exactly as the browser returned it (JSON), made for the registration challenge
 /// derived from `(id, created_at)` (see `hco_challenges::presence`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Enrolment {
     /// Message version.
     pub version: u8,
@@ -221,6 +224,7 @@ pub struct Enrolment {
 
 /// An enrolment signed by the identity: nobody else can attach a passkey to it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedEnrolment {
     /// The enrolment.
     pub body: Enrolment,
@@ -269,6 +273,7 @@ impl SignedEnrolment {
 
 /// An identity asking for challenge `(id, t, j)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChallengeRequest {
     /// Message version.
     pub version: u8,
@@ -282,6 +287,7 @@ pub struct ChallengeRequest {
 
 /// A challenge request signed by the identity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedRequest {
     /// The request.
     pub body: ChallengeRequest,
@@ -337,6 +343,8 @@ impl SignedRequest {
 /// The challenge envelope the issuer signs: everything that binds the challenge to
 /// `(issuer, id, t, j)`, its family, its timing and (by digest) its prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ChallengeEnvelope"))]
 pub struct Challenge {
     /// Message version.
     pub version: u8,
@@ -394,6 +402,7 @@ impl Challenge {
 
 /// A challenge envelope with the issuer's signature over its id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedChallenge {
     /// The envelope.
     pub challenge: Challenge,
@@ -426,6 +435,7 @@ impl SignedChallenge {
 
 /// An identity's answer to a challenge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Response {
     /// Message version.
     pub version: u8,
@@ -433,6 +443,10 @@ pub struct Response {
     pub challenge: SignedChallenge,
     /// The answer, in the family's format (hex in JSON).
     #[serde(with = "crate::bytes::hex_bytes")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "String", regex(pattern = r"^([0-9a-fA-F]{2})*$"))
+    )]
     pub answer: Vec<u8>,
     /// The identity's signature over [`Response::signing_digest`].
     pub sig: Sig,
@@ -474,6 +488,7 @@ impl Response {
 /// An accepted response: the whole signed response, so anyone can check that the identity
 /// really answered, plus the issuer's receipt time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Acceptance {
     /// Message version.
     pub version: u8,

@@ -10,6 +10,7 @@ use crate::{Acceptance, Digest, NodeId, Reason, Sig, codec, sign};
 
 /// The issuer's signature over a batch of acceptances of one window.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BatchSeal {
     /// Message version.
     pub version: u8,
@@ -47,6 +48,7 @@ impl BatchSeal {
 
 /// One acceptance with the seal of its batch and its place in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SealedAcceptance {
     /// The acceptance.
     pub acceptance: Acceptance,

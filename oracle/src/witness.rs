@@ -31,6 +31,7 @@ use crate::{Digest, NodeId, Reason, Sig, Timestamp, sign};
 
 /// A member's witness that beat `at` of window `t`'s slot has begun.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SlotWitness {
     /// The member.
     pub node: NodeId,

@@ -119,7 +119,7 @@ pub fn spec() -> Value {
             },
             "/v1/identities/{id}/passkeys/options": { "get": { "summary": "navigator.credentials.create() options; the WebAuthn challenge is derived from (id, created_at), so the node keeps no state", "parameters": [id.clone(), { "name": "created_at", "in": "query", "required": true, "schema": { "type": "integer" } }], "responses": { "200": { "description": "CreationChallengeResponse ({publicKey})" } } } },
             "/v1/challenges": { "post": { "summary": "Request challenge (id, t, j); forwarded to the assigned issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SignedRequest" } } } }, "responses": challenge } },
-            "/v1/challenges/stage": { "post": { "summary": "Answer the first stages of a multi-stage challenge (answer bytes `stage {k}:{partial answer}`, identity-signed) at its issuer; the next stage's prompt. A wrong partial answer is final", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": { "200": { "description": "the next stage", "content": { "application/json": { "schema": { "type": "object", "properties": { "stage": { "type": "integer" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } } } } }, "400": error_response("malformed, no_such_stage, bad_identity_signature, answer_too_large"), "409": error_response("already_answered, not_assigned_issuer"), "422": error_response("answer_mismatch, invalid_answer_format, challenge_expired") } } },
+            "/v1/challenges/stage": { "post": { "summary": "Answer the first stages of a multi-stage challenge (answer bytes `stage {k}:{partial answer}`, identity-signed) at its issuer; the next stage's prompt. A wrong partial answer is final", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": { "200": ok("the next stage", "Stage"), "400": error_response("malformed, no_such_stage, bad_identity_signature, answer_too_large"), "409": error_response("already_answered, not_assigned_issuer"), "422": error_response("answer_mismatch, invalid_answer_format, challenge_expired") } } },
             "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
             "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": ok("parameters", "Params") } } },
             "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": { "description": "window" } } } },
@@ -140,31 +140,10 @@ pub fn spec() -> Value {
         },
         "components": { "schemas": {
             "Error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string", "enum": codes }, "message": { "type": "string" }, "opens_at": { "type": "integer", "description": "step_not_open only: when the challenge opens (ms since the Unix epoch)" } } },
-            "SignedRegister": { "type": "object", "required": ["body", "sig"], "properties": {
-                "body": { "type": "object", "required": ["version", "id", "class", "created_at"], "properties": {
-                    "version": { "type": "integer", "const": 1 }, "id": hex(32), "class": { "enum": ["human", "agent"] },
-                    "created_at": { "type": "integer", "description": "ms since the Unix epoch" }, "visual_opt_out": { "type": "boolean", "description": "only non-visual families (accessibility); default false" },
-                    "pow_nonce": { "type": ["integer", "null"], "description": "registration proof of work, required when GET /v1/params shows registration_pow_bits > 0: BLAKE3-derive(\"hco register pow v1\", id ‖ u64_be(created_at) ‖ u64_be(pow_nonce)) starts with that many zero bits; signed as a sixth part when present" } } },
-                "sig": hex(64) } },
             "SessionStart": { "type": "object", "required": ["identity", "window", "nonce", "sig"], "description": "sig: the identity's signature over BLAKE3 derive_key(\"hco admission start v1\", node ‖ identity ‖ window u64 BE ‖ nonce), each part length-prefixed (oracle/src/sign.rs)", "properties": {
                 "identity": hex(32), "window": { "type": "integer", "minimum": 0 }, "nonce": hex(32), "sig": hex(64) } },
-            "SignedEnrolment": { "type": "object", "required": ["body", "sig"], "properties": {
-                "body": { "type": "object", "required": ["version", "id", "created_at", "credential"], "properties": {
-                    "version": { "type": "integer", "const": 1 }, "id": hex(32),
-                    "created_at": { "type": "integer", "description": "ms since the Unix epoch; the WebAuthn challenge is BLAKE3-derive(\"hco passkey enrolment v1\", id ‖ created_at)" },
-                    "credential": { "type": "string", "description": "the navigator.credentials.create() result as JSON text (binary fields base64url)" } } },
-                "sig": hex(64) } },
             "Registered": { "type": "object", "properties": { "id": hex(32), "class": { "enum": ["human", "agent"] }, "registered_window": { "type": "integer" } } },
             "IdentityStatus": { "type": "object", "properties": { "status": { "enum": ["pending", "active", "lapsed", "suspended", "retired"] }, "last_active": { "type": ["integer", "null"] }, "missed": { "type": "integer" }, "active_until": { "type": ["integer", "null"] } } },
-            "SignedRequest": { "type": "object", "required": ["body", "sig"], "properties": {
-                "body": { "type": "object", "required": ["version", "id", "t", "j"], "properties": { "version": { "type": "integer", "const": 1 }, "id": hex(32), "t": { "type": "integer" }, "j": { "type": "integer" } } },
-                "sig": hex(64) } },
-            "SignedChallenge": { "type": "object", "required": ["challenge", "sig"], "properties": {
-                "challenge": { "type": "object", "properties": { "version": { "type": "integer" }, "issuer": hex(32), "id": hex(32), "t": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "issued_at": { "type": "integer" }, "deadline": { "type": "integer" }, "prompt_digest": hex(32), "witness": { "type": ["object", "null"], "description": "a touch prompt of a global slot: another member's witness that the prompt's beat has begun, covered by the challenge id; null otherwise", "properties": { "node": hex(32), "t": { "type": "integer" }, "at": { "type": "integer", "description": "the beat's start, ms since the Unix epoch" }, "sig": hex(64) } } } },
-                "sig": hex(64) } },
-            "Challenge": { "type": "object", "properties": { "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "prompt": { "type": "object", "properties": { "family": { "type": "string" }, "text": { "type": "string" }, "data": {} } } } },
-            "Response": { "type": "object", "required": ["version", "challenge", "answer", "sig"], "properties": { "version": { "type": "integer", "const": 1 }, "challenge": { "$ref": "#/components/schemas/SignedChallenge" }, "answer": { "type": "string", "description": "hex of the answer bytes" }, "sig": hex(64) } },
-            "Verdict": { "type": "object", "properties": { "verdict": { "const": "accepted" }, "id": hex(32), "window": { "type": "integer" }, "j": { "type": "integer" }, "family": { "type": "string" }, "accepted_at": { "type": "integer" }, "acceptance": { "type": "object" } } }
         } }
     });
     // Account links, added apart (one literal of the whole document passes `json!`'s
@@ -190,7 +169,9 @@ pub fn spec() -> Value {
 
 /// The schemas of what the node serves and takes that the types define themselves (JSON Schema
 /// 2020-12, which OpenAPI 3.1 uses), generated from those types: the parameters, the
-/// certificate, the proof, the link statement and the linked proof, with every type they use.
+/// certificate, the proof, the link statement and the linked proof; the registration, the
+/// passkey enrolment, the challenge request, the challenge, a stage, the response and the
+/// verdict; with every type they use.
 pub fn generated_schemas() -> serde_json::Map<String, Value> {
     use hco_oracle::link::{LinkProof, SignedLink};
     use schemars::generate::SchemaSettings;
@@ -204,6 +185,13 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     generator.subschema_for::<SignedLink>();
     generator.subschema_for::<LinkProof>();
     generator.subschema_for::<hco_oracle::LinkedProof>();
+    generator.subschema_for::<hco_oracle::SignedRegister>();
+    generator.subschema_for::<hco_oracle::SignedEnrolment>();
+    generator.subschema_for::<hco_oracle::SignedRequest>();
+    generator.subschema_for::<crate::api::ChallengeView>();
+    generator.subschema_for::<crate::api::StageView>();
+    generator.subschema_for::<hco_oracle::Response>();
+    generator.subschema_for::<crate::api::VerdictView>();
     generator.take_definitions(true)
 }
 

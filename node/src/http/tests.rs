@@ -454,6 +454,7 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{view}");
+    let served_challenge = view.clone();
     let view: crate::api::ChallengeView = serde_json::from_value(view).unwrap();
     let prompt = hco_challenges::Prompt {
         family: view.prompt.family.clone(),
@@ -468,6 +469,10 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     let response = hco_oracle::Response::new(&agent, view.challenge, answer);
     let (status, verdict, _) = call(&h.app, "POST", "/v1/responses", json(&response)).await;
     assert_eq!(status, StatusCode::OK, "{verdict}");
+    let served_response = serde_json::to_value(&response).unwrap();
+    let served_register =
+        serde_json::to_value(SignedRegister::new(&agent, Class::Agent, h.now)).unwrap();
+    let served_request = serde_json::to_value(SignedRequest::new(&agent, 0, 0)).unwrap();
     // The one-member committee closes and certifies window 0.
     let oracle = &h.node.oracle;
     let closed = oracle.params().closes_at(0);
@@ -518,6 +523,22 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
         "proof": proof["proof"],
     });
     assert_valid(&doc, "LinkedProof", &linked);
+    // What a client sends and gets on the way: the registration, the challenge request, the
+    // challenge, the response and the verdict, against the schemas of their types.
+    assert_valid(&doc, "SignedRegister", &served_register);
+    assert_valid(&doc, "SignedRequest", &served_request);
+    assert_valid(&doc, "Challenge", &served_challenge);
+    assert_valid(&doc, "Response", &served_response);
+    assert_valid(&doc, "Verdict", &verdict);
+    let mut odd_answer = served_response.clone();
+    odd_answer["answer"] = "abc".into();
+    assert!(!valid(&doc, "Response", &odd_answer));
+    let mut not_accepted = verdict.clone();
+    not_accepted["verdict"] = "maybe".into();
+    assert!(!valid(&doc, "Verdict", &not_accepted));
+    let mut unsigned = served_register.clone();
+    unsigned.as_object_mut().unwrap().remove("sig");
+    assert!(!valid(&doc, "SignedRegister", &unsigned));
     let mut unknown_slot_mode = params.clone();
     unknown_slot_mode["params"]["slot_mode"] = "sometimes".into();
     assert!(!valid(&doc, "Params", &unknown_slot_mode));
