@@ -152,7 +152,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     );
     supervisor.spawn_critical_on(
         peers.handle(),
-        "slot witnesses",
+        "beat witnesses",
         crate::witness::run(node.clone(), shutdown.clone()),
     );
     supervisor.spawn_critical(

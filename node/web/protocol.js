@@ -112,7 +112,7 @@ export function requestDigest(body) {
 }
 
 /** The challenge id: what the issuer signs and the response refers to (a touch prompt's
- * slot witness, when it carries one, adds its member and signature). */
+ * beat witness, when it carries one, adds its member and signature). */
 export function challengeId(c) {
   const parts = [
     Uint8Array.of(c.version),

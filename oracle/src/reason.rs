@@ -311,7 +311,7 @@ pub enum Reason {
     },
     /// A touch prompt of a global slot without a valid witness of another member (see
     /// [`crate::witness`]), or another challenge with one.
-    #[error("the challenge's slot witness is not acceptable: {0}")]
+    #[error("the challenge's beat witness is not acceptable: {0}")]
     BadWitness(String),
     /// The issuer holds no other member's witness of the prompt's beat yet, so it cannot issue
     /// the touch prompt: ask again in a moment (members publish theirs when each beat begins).

@@ -45,7 +45,7 @@ const TOPICS = [
   'hco/acceptance/1',
   'hco/summary/1',
   'hco/reveal/2',
-  'hco/witness/1',
+  'hco/witness/2',
   'hco/link/2'
 ]
 // The size of a ping payload (the ping spec): each 32 bytes echoed is one ping answered.

@@ -91,7 +91,7 @@ fn forge_all(
                 issued_at,
                 deadline: issued_at.saturating_add(config.deadline_ms),
                 prompt_digest: Digest(generated.prompt.digest()),
-                // Agent families are no touch prompts: no slot witness.
+                // Agent families are no touch prompts: no beat witness.
                 witness: None,
             };
             let acceptance = Acceptance {

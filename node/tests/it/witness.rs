@@ -1,6 +1,7 @@
-//! Touch prompts in a committee of real node processes: every member gossips its slot witness
-//! when the global slot opens, a prompt carries another member's witness (its id, the WebAuthn
-//! challenge, covers it), and a person who touches in time is certified by the committee.
+//! Touch prompts in a committee of real node processes: every member gossips its witness of
+//! each beat as the beat begins, a prompt carries another member's witness of its beat (its id,
+//! the WebAuthn challenge, covers it), and a person who touches in time is certified by the
+//! committee.
 
 use std::time::{Duration, Instant};
 
@@ -123,8 +124,15 @@ fn devnet_touch_prompts_carry_another_members_witness_and_are_certified() {
     let c = &signed.challenge;
     assert_eq!((c.t, c.family.as_str()), (t, "presence"));
     assert!(c.issued_at >= slot_start);
-    let witness = c.witness.expect("a touch prompt carries a slot witness");
+    let witness = c.witness.expect("a touch prompt carries a beat witness");
     assert_eq!(witness.t, t);
+    // Of the prompt's own beat: the prompt opens at most the devnet's 500 ms jitter after it.
+    assert!(
+        (witness.at..=witness.at + 500).contains(&c.issued_at),
+        "witness of {} for a prompt issued at {}",
+        witness.at,
+        c.issued_at
+    );
     assert_ne!(witness.node, issuer_id, "the witness is another member's");
     assert!(committee.contains(&witness.node));
     witness.check_signature().unwrap();

@@ -59,7 +59,7 @@ impl Oracle {
     /// range for its class's policy; the family is enabled, of the identity's class and one
     /// its policy can draw; the deadline is `issued_at` plus the family's response time; the
     /// issue is not before the step's phase opened; a touch prompt of a global slot carries
-    /// another member's slot witness; the answer fits the family and is not a stage request.
+    /// another member's witness of its beat; the answer fits the family and is not a stage request.
     /// The human-speed floor is [`solve_time`], reported separately.
     pub(super) fn check_envelope(
         &self,

@@ -65,7 +65,7 @@ impl Held {
 }
 
 impl Oracle {
-    /// Whether challenges of `family` carry a slot witness: touch prompts of a `global` slot.
+    /// Whether challenges of `family` carry a beat witness: touch prompts of a `global` slot.
     pub fn needs_witness(&self, family: &str) -> bool {
         self.params.slot_mode == SlotMode::Global && self.params.is_prompt(family, &self.registry)
     }

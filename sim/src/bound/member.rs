@@ -88,8 +88,9 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
         })
         .collect();
     let round_s = round;
+    // The member's try matters only where it serves a prompt: those tries, and a uniform one.
     let best = std::iter::once(None)
-        .chain((0..inputs.tries()).map(Some))
+        .chain(beats.tries.iter().map(|(j, _)| Some(*j)))
         .filter_map(|try_index| {
             let member = Member { round_s, try_index };
             touch_monte_carlo_with(inputs, beats, touch_s, capacity, Some(member))

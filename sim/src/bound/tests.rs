@@ -93,8 +93,7 @@ fn presence_and_two_cognitive_steps_in_two_minutes_stay_under_ten() {
 }
 
 #[test]
-fn the_monte_carlo_stays_under_the_cheapest_bound_and_is_fast() {
-    let start = std::time::Instant::now();
+fn the_monte_carlo_stays_under_the_cheapest_bound() {
     for slot in [60, 120, 300] {
         let steps = vec![
             fixed(fam("presence", 30)),
@@ -108,8 +107,6 @@ fn the_monte_carlo_stays_under_the_cheapest_bound_and_is_fast() {
             "{slot}: {mc:?} vs {b:?}"
         );
     }
-    // Debug builds are slower; the release binary takes a fraction of this.
-    assert!(start.elapsed().as_secs_f64() < 10.0);
 }
 
 #[test]
