@@ -28,18 +28,19 @@
 //! the stored one ([`PresencePolicy::counter_ok`], the rule the oracle applies to the counters
 //! it stores).
 
+mod attestation;
+mod policy;
 #[cfg(feature = "soft-authenticator")]
 mod soft;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use url::Url;
 use webauthn_rs_core::WebauthnCore;
 use webauthn_rs_core::error::WebauthnError;
 use webauthn_rs_core::proto::{
-    AttestationCaList, AttestationConveyancePreference, AttestationFormat, AttestationMetadata,
-    AuthenticationState, CreationChallengeResponse, Credential, PublicKeyCredential,
-    RegisterPublicKeyCredential, RegistrationState, RequestChallengeResponse,
-    UserVerificationPolicy,
+    AttestationCaList, AttestationConveyancePreference, AuthenticationState,
+    CreationChallengeResponse, PublicKeyCredential, RegisterPublicKeyCredential, RegistrationState,
+    RequestChallengeResponse,
 };
 
 #[cfg(feature = "soft-authenticator")]
@@ -61,285 +62,11 @@ pub const MAX_ENROLMENT_LEN: usize = 16 * 1024;
 /// How long a WebAuthn ceremony may take in the browser, in milliseconds.
 const CEREMONY_TIMEOUT_MS: u64 = 60_000;
 
-/// Whether the authenticator must verify the user (PIN, biometric) as well as their presence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum UserVerification {
-    /// Every assertion must carry the UV flag; authenticators that cannot verify are refused.
-    Required,
-    /// Asked for; required on later assertions only for passkeys that verified at enrolment.
-    #[default]
-    Preferred,
-}
-
-impl UserVerification {
-    fn policy(self) -> UserVerificationPolicy {
-        match self {
-            UserVerification::Required => UserVerificationPolicy::Required,
-            UserVerification::Preferred => UserVerificationPolicy::Preferred,
-        }
-    }
-
-    /// The WebAuthn `userVerification` value a client puts in its request.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UserVerification::Required => "required",
-            UserVerification::Preferred => "preferred",
-        }
-    }
-}
-
-/// Which authenticators may be enrolled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum AttestationMode {
-    /// Any authenticator (attestation is not requested).
-    #[default]
-    General,
-    /// Only authenticators whose attestation chains to a configured CA.
-    Strict,
-}
-
-/// The relying party and the rules of the presence family. Part of the network parameters:
-/// every node verifies enrolments and assertions the same way.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(default, deny_unknown_fields)]
-pub struct PresencePolicy {
-    /// The WebAuthn relying-party id: the domain of the page (an IP address is not allowed).
-    pub rp_id: String,
-    /// The relying-party name authenticators show.
-    pub rp_name: String,
-    /// Origins the page is served from (`https://oracle.example`); with `allow_any_port` the
-    /// port is not compared.
-    pub origins: Vec<String>,
-    /// Accept the origins on any port (development setups where each node has its own port).
-    pub allow_any_port: bool,
-    /// User verification policy.
-    pub user_verification: UserVerification,
-    /// Attestation policy.
-    pub attestation: AttestationMode,
-    /// PEM texts of the attestation CAs trusted in `strict` mode. Each entry holds one or more
-    /// `CERTIFICATE` blocks; text around the blocks (comments) is ignored. A node config can
-    /// name files instead (`attestation_ca_files`), read into this list when it loads.
-    pub attestation_ca_pem: Vec<String>,
-    /// The authenticator models (AAGUIDs, UUID text, any case) that may be enrolled; empty:
-    /// any model the CAs attest. Needs `strict` attestation: without attestation the AAGUID is
-    /// only what the authenticator claims (and browsers send zeros).
-    pub aaguids: Vec<String>,
-    /// Accept assertions whose signature counter is 0 while the stored counter is 0 too
-    /// (authenticators that keep no counter, as WebAuthn allows; most synced passkeys). `false`:
-    /// every assertion's counter must be above zero and above the stored one.
-    pub allow_zero_counter: bool,
-}
-
-impl Default for PresencePolicy {
-    fn default() -> Self {
-        Self {
-            rp_id: "localhost".into(),
-            rp_name: "Human Challenge Oracle".into(),
-            origins: vec!["http://localhost".into()],
-            allow_any_port: true,
-            user_verification: UserVerification::Preferred,
-            attestation: AttestationMode::General,
-            attestation_ca_pem: Vec::new(),
-            aaguids: Vec::new(),
-            allow_zero_counter: true,
-        }
-    }
-}
-
-impl PresencePolicy {
-    /// Whether an assertion with signature counter `got` may follow the `stored` counter of
-    /// its credential: `got` must be above `stored`, except that 0 after 0 (an authenticator
-    /// without a counter) passes when [`PresencePolicy::allow_zero_counter`] is set. The rule
-    /// for every counter the oracle stores, including those of a batch checked together.
-    pub fn counter_ok(&self, stored: u32, got: u32) -> Result<(), Reject> {
-        if got > stored || (self.allow_zero_counter && got == 0 && stored == 0) {
-            Ok(())
-        } else {
-            Err(Reject::CounterNotIncreased { stored, got })
-        }
-    }
-
-    /// Whether a software authenticator (a script) can enrol: true unless attestation is
-    /// `strict` with at least one CA. (This assumes the CAs are hardware vendors' roots: a
-    /// network that trusts a test CA, such as the browser's virtual authenticator's, accepts
-    /// that software authenticator.)
-    pub fn accepts_software_authenticators(&self) -> bool {
-        self.attestation != AttestationMode::Strict || self.attestation_ca_pem.is_empty()
-    }
-
-    /// The allow-listed AAGUIDs, parsed; an error names the entry that is not a UUID.
-    fn parsed_aaguids(&self) -> Result<Vec<[u8; 16]>, String> {
-        let mut out = self
-            .aaguids
-            .iter()
-            .enumerate()
-            .map(|(i, text)| {
-                parse_aaguid(text).ok_or_else(|| {
-                    format!(
-                        "aaguids[{i}] `{text}` is not a UUID (8-4-4-4-12 hex digits, e.g. \
-                         `cb69481e-8ff7-4039-93ec-0a2729a154a8`)"
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.sort_unstable();
-        out.dedup();
-        Ok(out)
-    }
-
-    /// The trusted CAs, every `CERTIFICATE` block of every entry; an error names the entry.
-    fn ca_list(&self) -> Result<AttestationCaList, String> {
-        let mut list = AttestationCaList::default();
-        for (i, text) in self.attestation_ca_pem.iter().enumerate() {
-            let blocks = pem_certificates(text);
-            if blocks.is_empty() {
-                return Err(format!(
-                    "attestation_ca_pem[{i}] holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
-                ));
-            }
-            for (k, block) in blocks.iter().enumerate() {
-                let one = AttestationCaList::try_from(block.as_bytes())
-                    .map_err(|e| format!("attestation_ca_pem[{i}], certificate {k}: {e:?}"))?;
-                list.union(&one);
-            }
-        }
-        Ok(list)
-    }
-}
-
-/// An AAGUID in UUID text (`8-4-4-4-12` hex digits, any case).
-fn parse_aaguid(text: &str) -> Option<[u8; 16]> {
-    let bytes = text.as_bytes();
-    if bytes.len() != 36 || [8, 13, 18, 23].iter().any(|&i| bytes[i] != b'-') {
-        return None;
-    }
-    let digits: String = text.chars().filter(|&c| c != '-').collect();
-    let mut out = [0u8; 16];
-    hex::decode_to_slice(digits, &mut out).ok()?;
-    Some(out)
-}
-
-/// An AAGUID as lower-case UUID text.
-fn aaguid_text(aaguid: &[u8; 16]) -> String {
-    let h = hex::encode(aaguid);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
-}
-
-/// The `CERTIFICATE` blocks of a PEM text, each with its BEGIN and END lines.
-fn pem_certificates(text: &str) -> Vec<String> {
-    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
-    const END: &str = "-----END CERTIFICATE-----";
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find(BEGIN) {
-        let Some(len) = rest[start..].find(END) else {
-            // An unterminated block: handed on whole, so that parsing it reports the error.
-            out.push(rest[start..].to_owned());
-            break;
-        };
-        let end = start + len + END.len();
-        out.push(format!("{}\n", &rest[start..end]));
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// Authenticator-data flag (byte 32): backup eligible (BE), the credential may be synced.
-const FLAG_BACKUP_ELIGIBLE: u8 = 0x08;
-/// Authenticator-data flag (byte 32): backed up (BS), the credential is synced.
-const FLAG_BACKED_UP: u8 = 0x10;
-
-/// Whether authenticator data claims a backup (BS) without backup eligibility (BE), which
-/// WebAuthn (§6.1) does not allow. `false` for data too short to hold the flags.
-fn backed_up_without_eligibility(auth_data: &[u8]) -> bool {
-    auth_data
-        .get(32)
-        .is_some_and(|&flags| flags & FLAG_BACKED_UP != 0 && flags & FLAG_BACKUP_ELIGIBLE == 0)
-}
-
-/// The AAGUID in a registration's attestation object (CBOR), read before the attestation is
-/// verified so that a model off the allow-list is named as such: the AAGUID at byte 37 of the
-/// authenticator data, where its attested credential data (flag 0x40) starts. Only some
-/// attestation formats sign these bytes: see [`attested_model`]. `None` if the object holds no
-/// authenticator data ([`attestation_auth_data`]) or none with credential data.
-fn attested_aaguid(attestation_object: &[u8]) -> Option<[u8; 16]> {
-    let data = attestation_auth_data(attestation_object)?;
-    if data.get(32)? & 0x40 == 0 {
-        return None;
-    }
-    data.get(37..53)?.try_into().ok()
-}
-
-/// The authenticator data of a registration's attestation object: its `authData` byte string.
-/// `None` if the object is not a definite-length CBOR map with exactly one `authData`.
-fn attestation_auth_data(attestation_object: &[u8]) -> Option<&[u8]> {
-    let mut cbor = Cbor(attestation_object);
-    let (5, entries) = cbor.head()? else {
-        return None;
-    };
-    let mut auth_data = None;
-    for _ in 0..entries {
-        let (3, len) = cbor.head()? else {
-            return None;
-        };
-        if cbor.take(len)? == b"authData" {
-            let (2, len) = cbor.head()? else {
-                return None;
-            };
-            if auth_data.replace(cbor.take(len)?).is_some() {
-                return None;
-            }
-        } else {
-            cbor.skip(0)?;
-        }
-    }
-    auth_data
-}
-
-/// The model (AAGUID) a verified attestation vouches for, or, when its format's signature does
-/// not cover the AAGUID, that format's name. `claimed` is the AAGUID of the attestation
-/// object's authenticator data ([`attested_aaguid`]). The match names every format, so that a
-/// format the library adds is judged here before it compiles.
-fn attested_model(credential: &Credential, claimed: &[u8; 16]) -> Result<[u8; 16], &'static str> {
-    let metadata = &credential.attestation.metadata;
-    match credential.attestation_format {
-        // The certificate's key signs the authenticator data; the library reports the AAGUID it
-        // verified (and matched with the certificate's AAGUID extension, when there is one).
-        // Without a certificate (self attestation) only the credential's own key signed.
-        AttestationFormat::Packed => match metadata {
-            AttestationMetadata::Packed { aaguid } => Ok(*aaguid.as_bytes()),
-            _ => Err("packed (self attestation)"),
-        },
-        // The TPM's quote covers a hash of the authenticator data.
-        AttestationFormat::Tpm => match metadata {
-            AttestationMetadata::Tpm { aaguid, .. } => Ok(*aaguid.as_bytes()),
-            _ => Err("tpm"),
-        },
-        // Apple's CA certifies a nonce that hashes the authenticator data, AAGUID included.
-        AttestationFormat::AppleAnonymous => Ok(*claimed),
-        // The U2F signature covers the RP id hash, client data hash, credential id and key:
-        // the AAGUID is filled in by the client (zeros) and anyone can rewrite it.
-        AttestationFormat::FIDOU2F => Err("fido-u2f"),
-        // Signed with the credential's key, which any app on the device can create and sign
-        // any authenticator data with: the chain vouches for the key store, not the model.
-        AttestationFormat::AndroidKey => Err("android-key"),
-        // Not verified by the library (refused before this); it names no model either.
-        AttestationFormat::AndroidSafetyNet => Err("android-safetynet"),
-        AttestationFormat::None => Err("none"),
-    }
-}
+use attestation::{
+    attestation_auth_data, attested_aaguid, attested_model, backed_up_without_eligibility,
+};
+use policy::aaguid_text;
+pub use policy::{AttestationMode, PresencePolicy, UserVerification};
 
 /// The one member of an assertion's client data checked here rather than by the library.
 #[derive(Deserialize)]
@@ -347,62 +74,6 @@ struct ClientDataFraming {
     /// True when the ceremony ran in a frame of another origin's page.
     #[serde(rename = "crossOrigin", default)]
     cross_origin: Option<bool>,
-}
-
-/// A reader of definite-length CBOR items (all WebAuthn clients send).
-struct Cbor<'a>(&'a [u8]);
-
-impl<'a> Cbor<'a> {
-    /// The next item's major type and argument.
-    fn head(&mut self) -> Option<(u8, u64)> {
-        let (&first, rest) = self.0.split_first()?;
-        self.0 = rest;
-        let (major, info) = (first >> 5, first & 0x1f);
-        let n = match info {
-            0..=23 => return Some((major, u64::from(info))),
-            24 => 1,
-            25 => 2,
-            26 => 4,
-            27 => 8,
-            _ => return None,
-        };
-        let arg = self.take(n)?;
-        Some((
-            major,
-            arg.iter().fold(0u64, |a, &b| (a << 8) | u64::from(b)),
-        ))
-    }
-
-    fn take(&mut self, len: u64) -> Option<&'a [u8]> {
-        let len = usize::try_from(len).ok()?;
-        if len > self.0.len() {
-            return None;
-        }
-        let (out, rest) = self.0.split_at(len);
-        self.0 = rest;
-        Some(out)
-    }
-
-    /// Skips one item (nested at most 16 deep).
-    fn skip(&mut self, depth: u8) -> Option<()> {
-        if depth > 16 {
-            return None;
-        }
-        let (major, arg) = self.head()?;
-        match major {
-            0 | 1 | 7 => {}
-            2 | 3 => {
-                self.take(arg)?;
-            }
-            4 => (0..arg).try_for_each(|_| self.skip(depth + 1))?,
-            5 => (0..arg).try_for_each(|_| {
-                self.skip(depth + 1)?;
-                self.skip(depth + 1)
-            })?,
-            _ => self.skip(depth + 1)?, // 6: a tag, then its item
-        }
-        Some(())
-    }
 }
 
 /// The relying party: enrolment ceremonies and assertion checks under a [`PresencePolicy`].

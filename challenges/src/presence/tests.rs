@@ -2,6 +2,8 @@
 //! feature, which the workspace's node crate enables).
 
 use super::*;
+use policy::parse_aaguid;
+use webauthn_rs_core::proto::{AttestationFormat, AttestationMetadata};
 
 const ID: [u8; 32] = [3; 32];
 #[cfg(feature = "soft-authenticator")]
