@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::support::hco_json;
+use crate::support::{hco_json, succeed};
 
 fn hco() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hco"))
@@ -12,16 +12,7 @@ fn hco() -> Command {
 fn keys_and_identities_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let node = dir.path().join("node.key");
-    let out = hco()
-        .args(["keys", "gen", "--out"])
-        .arg(&node)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(hco().args(["keys", "gen", "--out"]).arg(&node));
     let printed = String::from_utf8(out.stdout).unwrap();
     assert_eq!(printed.trim().len(), 64);
 
@@ -71,23 +62,15 @@ fn a_missing_key_file_says_what_to_do() {
 
 #[test]
 fn bench_verify_prints_the_json_object() {
-    let out = hco()
-        .args([
-            "bench",
-            "verify",
-            "--json",
-            "--responses",
-            "300",
-            "--batch",
-            "64",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(hco().args([
+        "bench",
+        "verify",
+        "--json",
+        "--responses",
+        "300",
+        "--batch",
+        "64",
+    ]));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for field in [
         "raw_ed25519_verifies_per_s",
@@ -496,15 +479,10 @@ fn sim_bound_takes_the_node_defaults_and_names_what_is_wrong() {
 fn sim_run_writes_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/sim/small.toml");
-    let out = hco()
-        .args(["sim", "run", scenario, "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        hco()
+            .args(["sim", "run", scenario, "--out"])
+            .arg(dir.path()),
     );
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();

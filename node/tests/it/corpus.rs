@@ -6,18 +6,13 @@ use axum::Json;
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use crate::support::{hco, hco_json};
+use crate::support::{hco, hco_json, succeed};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
 
 #[test]
 fn the_starter_corpus_passes_the_linter_and_a_broken_one_does_not() {
-    let out = hco().args(["corpus", "lint", CORPUS]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(hco().args(["corpus", "lint", CORPUS]));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("bad.json"),

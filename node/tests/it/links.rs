@@ -8,7 +8,7 @@ use hco_oracle::account::{address_of, personal_message_hash};
 
 use serde_json::Value;
 
-use crate::support::{Devnet, get, hco, hco_json, post, wait_until};
+use crate::support::{Devnet, get, hco, hco_json, post, succeed, wait_until};
 
 /// An EVM wallet: its key and its account on chain 1.
 pub(crate) fn wallet(seed: u8) -> (k256::ecdsa::SigningKey, String) {
@@ -70,12 +70,7 @@ fn link(net: &Devnet, key: &str, wallet: &k256::ecdsa::SigningKey, account: &str
         "--from-window",
         &from,
     ];
-    let out = hco().args(args).arg("--print-text").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(hco().args(args).arg("--print-text"));
     let text = String::from_utf8(out.stdout).unwrap();
     let text = text.trim_end_matches('\n');
     assert!(text.starts_with("HCO account link v1\n"), "{text}");
@@ -171,23 +166,18 @@ fn snapshot_scores(net: &Devnet, t: u64, addresses: &[&str]) -> Result<Value, St
     });
     let pinned_file = net.dir.path().join("pinned.json");
     std::fs::write(&pinned_file, pinned.to_string()).unwrap();
-    let out = std::process::Command::new("node")
-        .arg(root.join("examples/snapshot-strategy/scores.mjs"))
-        .args([
-            "--node",
-            &net.url(2),
-            "--window",
-            &t.to_string(),
-            "--pinned",
-        ])
-        .arg(&pinned_file)
-        .args(addresses)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        std::process::Command::new("node")
+            .arg(root.join("examples/snapshot-strategy/scores.mjs"))
+            .args([
+                "--node",
+                &net.url(2),
+                "--window",
+                &t.to_string(),
+                "--pinned",
+            ])
+            .arg(&pinned_file)
+            .args(addresses),
     );
     Ok(serde_json::from_slice(&out.stdout).unwrap())
 }

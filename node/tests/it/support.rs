@@ -602,16 +602,19 @@ pub fn node_js() -> Result<(), String> {
     Ok(())
 }
 
-/// The identity id (hex) of an identity key file, as `hco identity show` prints it.
-pub fn identity_id_of(key: &str) -> String {
-    let out = hco()
-        .args(["identity", "show", "--key", key])
-        .output()
-        .unwrap();
+/// Runs `cmd` to its end and asserts that it succeeded (its stderr is the failure message).
+pub fn succeed(mut cmd: impl std::borrow::BorrowMut<Command>) -> std::process::Output {
+    let out = cmd.borrow_mut().output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out
+}
+
+/// The identity id (hex) of an identity key file, as `hco identity show` prints it.
+pub fn identity_id_of(key: &str) -> String {
+    let out = succeed(hco().args(["identity", "show", "--key", key]));
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
