@@ -87,12 +87,14 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
                 .then(|| floor(honest_span / (f64::from(m - c) * touch_s))),
         })
         .collect();
-    let round_s = round;
     // The member's try matters only where it serves a prompt: those tries, and a uniform one.
     let best = std::iter::once(None)
         .chain(beats.tries.iter().map(|(j, _)| Some(*j)))
         .filter_map(|try_index| {
-            let member = Member { round_s, try_index };
+            let member = Member {
+                round_s: round,
+                try_index,
+            };
             touch_monte_carlo_with(inputs, beats, touch_s, capacity, Some(member))
                 .map(|mc| (try_index, mc))
         })
