@@ -1,4 +1,4 @@
-//! `/hco/reconcile/2`: a request (at most 64 * 1024 bytes) or a reply (at most 16 << 20 bytes), CBOR, as
+//! `/hco/reconcile/3`: a request (at most 64 * 1024 bytes) or a reply (at most 16 << 20 bytes), CBOR, as
 //! the node's codec decodes them. The first byte picks which.
 #![no_main]
 

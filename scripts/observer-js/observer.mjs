@@ -46,7 +46,7 @@ const TOPICS = [
   'hco/summary/1',
   'hco/reveal/2',
   'hco/witness/2',
-  'hco/link/2'
+  'hco/link/3'
 ]
 // The size of a ping payload (the ping spec): each 32 bytes echoed is one ping answered.
 const PING_LENGTH = 32

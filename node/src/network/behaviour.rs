@@ -129,7 +129,7 @@ impl Behaviour {
             ),
             gossipsub,
             challenge: rpc("/hco/challenge/1", 96 * 1024, 1 << 20),
-            reconcile: rpc("/hco/reconcile/2", 64 * 1024, 16 << 20),
+            reconcile: rpc("/hco/reconcile/3", 64 * 1024, 16 << 20),
             cert: rpc("/hco/cert/1", 1024, 1 << 20),
         })
     }

@@ -62,7 +62,7 @@ impl Topic {
             Topic::Passkey => "hco/passkey/1",
             Topic::Evidence => "hco/evidence/1",
             Topic::Witness => "hco/witness/2",
-            Topic::Link => "hco/link/2",
+            Topic::Link => "hco/link/3",
         }
     }
 
@@ -167,7 +167,7 @@ pub enum ChallengeReply {
     Rejected(Rejection),
 }
 
-/// `/hco/reconcile/2`: a window's acceptances and the registry between nodes.
+/// `/hco/reconcile/3`: a window's acceptances and the registry between nodes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileRpc {
     /// The `(id, j)` accepted in window `t` after `after`, in order.
@@ -219,7 +219,7 @@ pub enum ReconcileRpc {
     },
 }
 
-/// Replies on `/hco/reconcile/2`.
+/// Replies on `/hco/reconcile/3`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ReconcileReply {
     /// Accepted keys of the window, in order, after the request's `after`.

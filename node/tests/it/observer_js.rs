@@ -265,7 +265,7 @@ fn observer_js_stays_connected_answers_pings_and_reads_registrations() {
         "hco/passkey/1",
         "hco/evidence/1",
         "hco/witness/2",
-        "hco/link/2",
+        "hco/link/3",
     ] {
         assert!(node_topics.contains(&topic), "{topic}:\n{transcript}");
     }

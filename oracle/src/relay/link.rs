@@ -11,13 +11,20 @@
 //! receipt and relays it; members pull each other's statements of a window before its
 //! deadline ([`NetworkParams::links_decided_at`]). What a member keeps of what counts is a pure
 //! function of the statements (`Oracle::hear_link`), so every honest member keeps the same.
+//!
+//! A member relays (and serves in pulls) a statement with its identity's registration, so a
+//! member that has not heard the registration yet needs nothing else to keep the statement; and
+//! a statement with at most `f` receipts is kept only for an identity registered at the member
+//! or with a registration that checks (its proof of work included). So one faulty member
+//! cannot make honest members store statements of identities nobody registered: each costs it
+//! a registration's proof of work, like a registration does.
 
 use ed25519_dalek::SigningKey;
 use hco_verify::link::SignedLink;
 use serde::{Deserialize, Serialize};
 
 use super::receipt::{Receipt, check_receipts};
-use crate::{Digest, NetworkParams, Reason, Timestamp, codec, sign};
+use crate::{Digest, NetworkParams, Reason, SignedRegister, Timestamp, codec, sign};
 
 /// What a receipt for a statement signs, and the order among statements of one identity, chain
 /// and first window (the smallest is kept): the whole signed statement.
@@ -32,6 +39,8 @@ pub struct RelayedLink {
     pub link: SignedLink,
     /// Receipts of members, each from a distinct member of the committee.
     pub receipts: Vec<Receipt>,
+    /// The identity's registration, as the relaying member holds it (none from a client).
+    pub registration: Option<SignedRegister>,
 }
 
 impl RelayedLink {
@@ -40,7 +49,14 @@ impl RelayedLink {
         Self {
             link,
             receipts: Vec::new(),
+            registration: None,
         }
+    }
+
+    /// This statement with its identity's registration, as a member relays it.
+    pub fn with_registration(mut self, registration: Option<SignedRegister>) -> Self {
+        self.registration = registration;
+        self
     }
 
     /// This statement with `key`'s receipt added.

@@ -2,7 +2,8 @@
 //! rule): whoever it sends a statement to, whenever, whichever members hold its identity's
 //! registration yet, and whatever a faulty member relays, honest members that relay within a
 //! round and pull each other's statements before the deadline keep the same statements, so
-//! they commit to the same links.
+//! they commit to the same links. And a faulty member's relay alone makes them store nothing
+//! for an identity nobody registered.
 
 use std::collections::BTreeMap;
 
@@ -24,25 +25,26 @@ const ARRIVALS: [Option<i64>; 3] = [None, Some(0), Some(1)];
 
 /// One race: the client's arrivals at the honest members, which of them hold the registration,
 /// when the faulty member's relay (with its receipt) reaches member 0 relative to the
-/// one-receipt deadline, and how long honest relays take.
+/// one-receipt deadline and whether it carries the registration, and how long honest relays
+/// take.
 #[derive(Debug, Clone, Copy)]
 struct Race {
     arrivals: [Option<i64>; 3],
     registered: [bool; 3],
-    faulty_relay: Option<i64>,
+    faulty_relay: Option<(i64, bool)>,
     delay: u64,
 }
 
 /// Every race over the arrivals, three registration patterns (everywhere, member 0 only,
-/// nowhere), three faulty relays (none, at its deadline, 1 ms late) and relays taking 0 or a
-/// round.
+/// nowhere), four faulty relays (none; at its deadline, with the registration or without; 1 ms
+/// late) and relays taking 0 or a round.
 fn races(round: u64) -> Vec<Race> {
     let mut out = Vec::new();
     for a in ARRIVALS {
         for b in ARRIVALS {
             for c in ARRIVALS {
                 for registered in [[true; 3], [true, false, false], [false; 3]] {
-                    for faulty_relay in [None, Some(0), Some(1)] {
+                    for faulty_relay in [None, Some((0, true)), Some((0, false)), Some((1, true))] {
                         for delay in [0, round] {
                             out.push(Race {
                                 arrivals: [a, b, c],
@@ -68,7 +70,13 @@ enum Event {
 
 /// Runs `race` for `statement` (first window `from`) and returns what each honest member holds
 /// of the identity's statements.
-fn run(net: &Net, statement: &SignedLink, from: u64, race: Race) -> Vec<Vec<SignedLink>> {
+fn run(
+    net: &Net,
+    statement: &SignedLink,
+    registration: &SignedRegister,
+    from: u64,
+    race: Race,
+) -> Vec<Vec<SignedLink>> {
     let params = &net.params;
     let bare = RelayedLink::new(statement.clone());
     let deadline = params.link_deadline(from, 0) as i64;
@@ -88,8 +96,11 @@ fn run(net: &Net, statement: &SignedLink, from: u64, race: Race) -> Vec<Vec<Sign
             );
         }
     }
-    if let Some(offset) = race.faulty_relay {
-        let relayed = bare.clone().with_receipt(&testing::key(FAULTY as u64 + 1));
+    if let Some((offset, attaches)) = race.faulty_relay {
+        let relayed = bare
+            .clone()
+            .with_registration(attaches.then(|| registration.clone()))
+            .with_receipt(&testing::key(FAULTY as u64 + 1));
         let at = params.link_deadline(from, 1) as i64 + offset;
         push(&mut queue, at as u64, 0, Event::Hear(Box::new(relayed)));
     }
@@ -138,8 +149,8 @@ fn run(net: &Net, statement: &SignedLink, from: u64, race: Race) -> Vec<Vec<Sign
         .collect()
 }
 
-/// Registers `key` at the members `registered` says (and at the faulty one).
-fn register_at(net: &Net, key: &SigningKey, registered: [bool; 3], now: u64) {
+/// Registers `key` at the members `registered` says (and at the faulty one); the registration.
+fn register_at(net: &Net, key: &SigningKey, registered: [bool; 3], now: u64) -> SignedRegister {
     let reg = SignedRegister::proven(
         key,
         Class::Human.into(),
@@ -151,6 +162,7 @@ fn register_at(net: &Net, key: &SigningKey, registered: [bool; 3], now: u64) {
             o.register(&reg, now).unwrap().unwrap();
         }
     }
+    reg
 }
 
 #[test]
@@ -163,19 +175,21 @@ fn honest_members_keep_the_same_statements_whoever_a_client_races_and_whatever_a
     let mut kept_somewhere = 0;
     for (i, race) in races.iter().enumerate() {
         let key = testing::key(10_000 + i as u64);
-        register_at(&net, &key, race.registered, net.start(0));
+        let reg = register_at(&net, &key, race.registered, net.start(0));
         let statement = signed(&net, &key, &account_key, &account, from);
-        let held = run(&net, &statement, from, *race);
+        let held = run(&net, &statement, &reg, from, *race);
         let case = format!("{race:?}");
         assert!(held.iter().all(|h| *h == held[0]), "{case}: {held:?}");
         // Kept exactly when an honest member heard it in time with the registration, or the
-        // faulty member's relay came in time.
+        // faulty member's relay came in time with the registration or to a member holding it.
         let in_time = race
             .arrivals
             .iter()
             .zip(race.registered)
             .any(|(a, r)| r && a.is_some_and(|o| o <= 0))
-            || race.faulty_relay.is_some_and(|o| o <= 0);
+            || race
+                .faulty_relay
+                .is_some_and(|(o, attaches)| o <= 0 && (attaches || race.registered[0]));
         assert_eq!(held[0].len(), usize::from(in_time), "{case}");
         kept_somewhere += usize::from(in_time);
     }
@@ -269,4 +283,62 @@ fn a_member_that_missed_a_statement_past_its_deadline_takes_it_once_f_plus_one_m
             .unwrap(),
         vec![statement]
     );
+}
+
+#[test]
+fn a_faulty_members_relay_stores_nothing_for_an_identity_nobody_registered() {
+    // Registrations need a proof of work here, as in production (a small one).
+    let net = Net::with(4, |p| p.registration_pow_bits = 8);
+    let now = net.start(0) + 1_000;
+    let faulty = testing::key(FAULTY as u64 + 1);
+    let (account_key, account) = evm(45);
+    let honest = &net.oracles[0];
+    let heard = |relayed: &RelayedLink| match honest.hear_link(relayed, now).unwrap() {
+        Ok(_) => "kept",
+        Err(reason) => reason.code(),
+    };
+    let key = testing::key(20_000);
+    let statement = signed(&net, &key, &account_key, &account, 1);
+    let id = statement.link.identity;
+    let held = || honest.ledger().links_of(&id).unwrap().len();
+
+    // Its receipt alone: refused (ignored on gossip), nothing kept.
+    let bare = RelayedLink::new(statement.clone()).with_receipt(&faulty);
+    assert_eq!(heard(&bare), "unknown_identity");
+    // Another identity's registration, or the identity's without its proof of work: refused.
+    let other = SignedRegister::proven(&testing::key(20_001), Class::Human.into(), now, 8);
+    let unproven = SignedRegister::proven(&key, Class::Human.into(), now, 0);
+    for (registration, code) in [
+        (other, "unknown_identity"),
+        (unproven, "registration_proof_missing"),
+    ] {
+        let relayed = RelayedLink::new(statement.clone())
+            .with_registration(Some(registration))
+            .with_receipt(&faulty);
+        assert_eq!(heard(&relayed), code);
+    }
+    assert_eq!(held(), 0);
+    assert!(!honest.ledger().has_identity(&id).unwrap());
+    assert!(
+        !honest
+            .ledger()
+            .has_identity(&testing::identity_id(&testing::key(20_001)))
+            .unwrap()
+    );
+    // With the identity's proven registration (what an honest relay carries): the statement
+    // and the registration are kept, and relayed on with both.
+    let reg = SignedRegister::proven(&key, Class::Human.into(), now, 8);
+    let proven = RelayedLink::new(statement.clone())
+        .with_registration(Some(reg.clone()))
+        .with_receipt(&faulty);
+    let relay = honest
+        .hear_link(&proven, now)
+        .unwrap()
+        .unwrap()
+        .relay
+        .unwrap();
+    assert_eq!(held(), 1);
+    assert!(honest.ledger().has_identity(&id).unwrap());
+    assert_eq!(relay.registration, Some(reg));
+    assert_eq!(relay.receipts.len(), 2);
 }

@@ -11,6 +11,9 @@
 //! - one from a client (no receipt) also needs its identity registered here and its first
 //!   window at most [`MAX_LINK_LEAD`] windows ahead (one more with a receipt); a member that
 //!   refuses it for that still counts it when another member relays or serves it;
+//! - one with at most `f` receipts needs its identity registered here or the registration a
+//!   member relays it with (which is then recorded): a faulty member cannot make honest ones
+//!   store statements of identities nobody registered;
 //! - what is kept and what is in force are pure functions of the statements ([`rules`]);
 //! - one with `f + 1` receipts counts whenever it comes: an honest member counted it in time. A
 //!   member that was down or cut off past a deadline catches up by pulling statements from
@@ -100,8 +103,17 @@ impl Oracle {
         if let Err(e) = signed.verify_on(&self.params_digest) {
             return Ok(Err(Reason::BadLink(format!("{}: {e}", e.code()))));
         }
-        if receipts == 0 && !self.ledger.has_identity(&link.identity)? {
-            return Ok(Err(Reason::UnknownIdentity));
+        // Not yet decided: only for an identity registered here, or registered now from the
+        // registration a member's relay carries (its proof of work checked, not its age).
+        if !decided && !self.ledger.has_identity(&link.identity)? {
+            match &relayed.registration {
+                Some(reg) if receipts > 0 && reg.body.id == link.identity => {
+                    if let Err(reason) = self.register(reg, now)? {
+                        return Ok(Err(reason));
+                    }
+                }
+                _ => return Ok(Err(Reason::UnknownIdentity)),
+            }
         }
         let _one_at_a_time = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut held = self.ledger.links_of(&link.identity)?;
@@ -136,10 +148,15 @@ impl Oracle {
         self.ledger.make_durable()?;
         let relays = receipts <= self.params.faults_tolerated()
             && !relayed.receipts.iter().any(|r| r.node == self.node);
-        Ok(Ok(LinkHeard {
-            fresh: true,
-            relay: relays.then(|| relayed.clone().with_receipt(&self.key)),
-        }))
+        let relay = if relays {
+            Some(
+                self.with_registration(relayed.clone())?
+                    .with_receipt(&self.key),
+            )
+        } else {
+            None
+        };
+        Ok(Ok(LinkHeard { fresh: true, relay }))
     }
 
     /// [`Oracle::hear_link`] for a client's statement; whether it was new.
@@ -165,12 +182,21 @@ impl Oracle {
             if !windows.contains(&signed.link.from_window) {
                 continue;
             }
-            out.push(RelayedLink::new(signed).with_receipt(&self.key));
+            out.push(
+                self.with_registration(RelayedLink::new(signed))?
+                    .with_receipt(&self.key),
+            );
             if out.len() == limit {
                 break;
             }
         }
         Ok(out)
+    }
+
+    /// `relayed` with its identity's registration as held here (if it is).
+    fn with_registration(&self, relayed: RelayedLink) -> Result<RelayedLink, LedgerError> {
+        let held = self.ledger.identity(&relayed.link.link.identity)?;
+        Ok(relayed.with_registration(held.map(|record| record.register)))
     }
 
     /// The links in force in window `t` among the identities `active` (sorted; see
