@@ -1,7 +1,8 @@
 //! The JSON bodies of the HTTP API shared by the gateway and the client.
 
 use hco_oracle::{
-    IdentityId, MembershipProof, Prompt, SealedAcceptance, SignedChallenge, WindowCertificate,
+    Class, IdentityId, IdentityStatus, MembershipProof, Prompt, SealedAcceptance, SignedChallenge,
+    WindowCertificate,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -28,6 +29,36 @@ impl From<Prompt> for PromptView {
             data,
         }
     }
+}
+
+/// The body of a successful `POST /v1/identities` (201, also for a repeated registration).
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Registered")]
+pub struct RegisteredView {
+    /// The identity.
+    pub id: IdentityId,
+    /// Its class, as this member keeps it (the first registration it heard).
+    pub class: Class,
+    /// Whether it opted out of visual families.
+    pub visual_opt_out: bool,
+    /// The window this member recorded it in.
+    pub registered_window: u64,
+}
+
+/// The body of `GET /v1/identities/{id}`: the registration as kept here and the lifecycle
+/// status.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "IdentityStatus")]
+pub struct IdentityStatusView {
+    /// The registration as kept here.
+    #[serde(flatten)]
+    pub registered: RegisteredView,
+    /// The lifecycle status.
+    #[serde(flatten)]
+    pub status: IdentityStatus,
+    /// Another class the identity also registered with (at another member): it is issued
+    /// nothing here then.
+    pub conflicting_class: Option<Class>,
 }
 
 /// The body of a successful `POST /v1/challenges`.

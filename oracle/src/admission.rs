@@ -46,6 +46,7 @@ pub struct AdmissionCredential {
 /// What an agent identity signs to start a session at `node` in `window`: the session is bound
 /// to the identity, and the node counts sessions per identity and window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionStart {
     /// The identity (a registered agent identity).
     pub identity: IdentityId,
@@ -53,7 +54,9 @@ pub struct SessionStart {
     pub window: u64,
     /// Any 32 bytes the identity chooses, so two starts differ.
     pub nonce: Digest,
-    /// The identity's signature over [`SessionStart::digest`].
+    /// The identity's signature over [`SessionStart::digest`]: BLAKE3 derive_key("hco
+    /// admission start v1", node ‖ identity ‖ window u64 BE ‖ nonce), each part
+    /// length-prefixed.
     pub sig: Sig,
 }
 

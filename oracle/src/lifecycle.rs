@@ -7,6 +7,7 @@ use crate::LifecycleParams;
 
 /// Where an identity stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Status {
@@ -24,6 +25,7 @@ pub enum Status {
 
 /// The status of an identity and how it was reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IdentityStatus {
     /// The status.
     pub status: Status,

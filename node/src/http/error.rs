@@ -10,11 +10,12 @@ use serde::Serialize;
 use crate::network::protocol::Rejection;
 
 /// An error returned by the HTTP API.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Error")]
 pub struct ApiError {
     #[serde(skip)]
     status: StatusCode,
-    /// The stable code.
+    /// The stable code (the document lists every one).
     pub code: String,
     /// What happened and what to do.
     pub message: String,

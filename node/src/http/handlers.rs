@@ -5,7 +5,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use hco_oracle::ledger::PasskeyRecord;
+use hco_oracle::ledger::{IdentityRecord, PasskeyRecord};
 use hco_oracle::{
     Class, IdentityId, LightVerifier, Reason, Response, SignedEnrolment, SignedRegister,
     SignedRequest, SignedReveal, WindowCertificate,
@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{ApiError, AppState};
-use crate::api::{ChallengeView, ProofView, VerdictView};
+use crate::api::{ChallengeView, IdentityStatusView, ProofView, RegisteredView, VerdictView};
 use crate::network::protocol::ChallengeReply;
 
 pub(super) type ApiResult<T> = Result<T, ApiError>;
@@ -70,13 +70,7 @@ pub async fn register(
         state.limits.return_registration(t);
     }
     let record = outcome?.map_err(ApiError::from)?;
-    let body = json!({
-        "id": record.register.body.id,
-        "class": record.register.body.class,
-        "visual_opt_out": record.register.body.visual_opt_out,
-        "registered_window": record.window,
-    });
-    Ok((StatusCode::CREATED, Json(body)))
+    Ok((StatusCode::CREATED, Json(registered_view(&record))))
 }
 
 pub async fn challenge(
@@ -137,7 +131,7 @@ pub async fn respond(
 pub async fn identity(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<IdentityStatusView>> {
     let id = parse_id(&id)?;
     let now = state.node.now();
     let (record, conflict, status) = blocking(&state, move |o| {
@@ -149,18 +143,22 @@ pub async fn identity(
     let record = record
         .ok_or_else(|| ApiError::new("unknown_identity", "the identity is not registered"))?;
     let status = status.map_err(ApiError::from)?;
-    Ok(Json(json!({
-        "id": id,
-        "class": record.register.body.class,
-        "visual_opt_out": record.register.body.visual_opt_out,
-        "registered_window": record.window,
-        "status": status.status,
-        "last_active": status.last_active,
-        "missed": status.missed,
-        "active_until": status.active_until,
+    Ok(Json(IdentityStatusView {
+        registered: registered_view(&record),
+        status,
         // Registered with another class too (at another member): issued nothing here.
-        "conflicting_class": conflict.map(|reg| reg.body.class),
-    })))
+        conflicting_class: conflict.map(|reg| reg.body.class),
+    }))
+}
+
+/// A kept registration as clients see it.
+fn registered_view(record: &IdentityRecord) -> RegisteredView {
+    RegisteredView {
+        id: record.register.body.id,
+        class: record.register.body.class,
+        visual_opt_out: record.register.body.visual_opt_out,
+        registered_window: record.window,
+    }
 }
 
 /// A stored passkey as clients see it.

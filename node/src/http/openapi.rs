@@ -139,11 +139,6 @@ pub fn spec() -> Value {
             "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI" } } } }
         },
         "components": { "schemas": {
-            "Error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string", "enum": codes }, "message": { "type": "string" }, "opens_at": { "type": "integer", "description": "step_not_open only: when the challenge opens (ms since the Unix epoch)" } } },
-            "SessionStart": { "type": "object", "required": ["identity", "window", "nonce", "sig"], "description": "sig: the identity's signature over BLAKE3 derive_key(\"hco admission start v1\", node ‖ identity ‖ window u64 BE ‖ nonce), each part length-prefixed (oracle/src/sign.rs)", "properties": {
-                "identity": hex(32), "window": { "type": "integer", "minimum": 0 }, "nonce": hex(32), "sig": hex(64) } },
-            "Registered": { "type": "object", "properties": { "id": hex(32), "class": { "enum": ["human", "agent"] }, "registered_window": { "type": "integer" } } },
-            "IdentityStatus": { "type": "object", "properties": { "status": { "enum": ["pending", "active", "lapsed", "suspended", "retired"] }, "last_active": { "type": ["integer", "null"] }, "missed": { "type": "integer" }, "active_until": { "type": ["integer", "null"] } } },
         } }
     });
     // Account links, added apart (one literal of the whole document passes `json!`'s
@@ -164,6 +159,10 @@ pub fn spec() -> Value {
     if let Some(Value::Object(map)) = doc.pointer_mut("/components/schemas") {
         map.extend(generated_schemas());
     }
+    // The type says a string; the document lists every code a client can see.
+    if let Some(code) = doc.pointer_mut("/components/schemas/Error/properties/code") {
+        code["enum"] = json!(codes);
+    }
     doc
 }
 
@@ -171,7 +170,8 @@ pub fn spec() -> Value {
 /// 2020-12, which OpenAPI 3.1 uses), generated from those types: the parameters, the
 /// certificate, the proof, the link statement and the linked proof; the registration, the
 /// passkey enrolment, the challenge request, the challenge, a stage, the response and the
-/// verdict; with every type they use.
+/// verdict; what a registration returns and an identity's status; an agent session's start;
+/// the error body; with every type they use.
 pub fn generated_schemas() -> serde_json::Map<String, Value> {
     use hco_oracle::link::{LinkProof, SignedLink};
     use schemars::generate::SchemaSettings;
@@ -192,6 +192,10 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     generator.subschema_for::<crate::api::StageView>();
     generator.subschema_for::<hco_oracle::Response>();
     generator.subschema_for::<crate::api::VerdictView>();
+    generator.subschema_for::<crate::api::RegisteredView>();
+    generator.subschema_for::<crate::api::IdentityStatusView>();
+    generator.subschema_for::<hco_oracle::SessionStart>();
+    generator.subschema_for::<super::ApiError>();
     generator.take_definitions(true)
 }
 

@@ -438,7 +438,7 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     let h = harness().await;
     let agent = testing::key(61);
     let id = testing::identity_id(&agent);
-    let (status, _, _) = call(
+    let (status, registered, _) = call(
         &h.app,
         "POST",
         "/v1/identities",
@@ -530,6 +530,30 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     assert_valid(&doc, "Challenge", &served_challenge);
     assert_valid(&doc, "Response", &served_response);
     assert_valid(&doc, "Verdict", &verdict);
+    // What a registration returns, an identity's status, an agent session's start and an error.
+    assert_valid(&doc, "Registered", &registered);
+    let (status, identity, _) = call(
+        &h.app,
+        "GET",
+        &format!("/v1/identities/{id}"),
+        Body::empty(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{identity}");
+    assert_valid(&doc, "IdentityStatus", &identity);
+    assert_eq!(identity["status"], "active", "{identity}");
+    let start =
+        hco_oracle::SessionStart::sign(&agent, &oracle.node_id(), 0, hco_oracle::Digest([7; 32]));
+    assert_valid(&doc, "SessionStart", &serde_json::to_value(&start).unwrap());
+    let (status, error, _) = call(&h.app, "GET", "/v1/windows/99/certificate", Body::empty()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_valid(&doc, "Error", &error);
+    let mut unknown_code = error.clone();
+    unknown_code["code"] = "no_such_code".into();
+    assert!(!valid(&doc, "Error", &unknown_code));
+    let mut no_status = identity.clone();
+    no_status.as_object_mut().unwrap().remove("status");
+    assert!(!valid(&doc, "IdentityStatus", &no_status));
     let mut odd_answer = served_response.clone();
     odd_answer["answer"] = "abc".into();
     assert!(!valid(&doc, "Response", &odd_answer));
