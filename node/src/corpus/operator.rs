@@ -17,8 +17,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use hco_challenges::narrative::{Corpus, NarrativeChain, RetiredSets, ScheduleParams, SetSchedule};
 use hco_oracle::NarrativeParams;
-use serde_json::{Value, json};
 
+use crate::api::{AgentCorpusView, CorpusScheduleView};
 use crate::config::Config;
 
 /// The per-window family's registry name.
@@ -128,24 +128,29 @@ impl AgentCorpus {
     }
 
     /// What the node's status view says about it in window `t`.
-    pub fn view(&self, t: u64) -> Value {
+    pub fn view(&self, t: u64) -> AgentCorpusView {
         let s = &self.schedule;
-        json!({
-            "in_use": self.in_use,
-            "sets": self.corpus.sets().len(),
-            "retired": self.corpus.sets().iter().filter(|s| self.retired.contains(&s.id)).count(),
-            "public_sets": self.public_sets,
-            "public_answer_key": self.public_sets > 0,
-            "schedule": {
-                "start_window": s.params().start_window,
-                "sets_per_window": s.params().sets_per_window,
-                "reuse": s.params().reuse,
-                "windows": s.windows(),
-                "end_window": (!s.params().reuse).then(|| s.end_window()),
-                "windows_remaining": s.windows_left(t),
-                "sets_this_window": s.slice(t).map_or(0, <[String]>::len),
+        AgentCorpusView {
+            in_use: self.in_use,
+            sets: self.corpus.sets().len(),
+            retired: self
+                .corpus
+                .sets()
+                .iter()
+                .filter(|s| self.retired.contains(&s.id))
+                .count(),
+            public_sets: self.public_sets,
+            public_answer_key: self.public_sets > 0,
+            schedule: CorpusScheduleView {
+                start_window: s.params().start_window,
+                sets_per_window: s.params().sets_per_window,
+                reuse: s.params().reuse,
+                windows: s.windows(),
+                end_window: (!s.params().reuse).then(|| s.end_window()),
+                windows_remaining: s.windows_left(t),
+                sets_this_window: s.slice(t).map_or(0, <[String]>::len),
             },
-        })
+        }
     }
 }
 
@@ -206,13 +211,10 @@ mod tests {
         let allowed = AgentCorpus::load(&config(true, None)).unwrap();
         assert_eq!(allowed.public_sets, Corpus::embedded().sets().len());
         let view = allowed.view(3);
-        assert_eq!(view["public_answer_key"], true);
-        assert_eq!(
-            view["schedule"]["reuse"], true,
-            "the starter corpus is reused"
-        );
-        assert_eq!(view["schedule"]["windows_remaining"], Value::Null);
-        assert_eq!(view["schedule"]["sets_this_window"], 2);
+        assert!(view.public_answer_key);
+        assert!(view.schedule.reuse, "the starter corpus is reused");
+        assert_eq!(view.schedule.windows_remaining, None);
+        assert_eq!(view.schedule.sets_this_window, 2);
     }
 
     #[test]
@@ -256,12 +258,12 @@ mod tests {
             reuse: false,
         };
         let loaded = AgentCorpus::load(&c).unwrap();
-        let view = loaded.view(11);
-        assert_eq!(view["schedule"]["windows"], 3);
-        assert_eq!(view["schedule"]["end_window"], 13);
-        assert_eq!(view["schedule"]["windows_remaining"], 2);
-        assert_eq!(view["schedule"]["sets_this_window"], 2);
-        assert_eq!(loaded.view(13)["schedule"]["sets_this_window"], 0);
+        let view = loaded.view(11).schedule;
+        assert_eq!(view.windows, 3);
+        assert_eq!(view.end_window, Some(13));
+        assert_eq!(view.windows_remaining, Some(2));
+        assert_eq!(view.sets_this_window, 2);
+        assert_eq!(loaded.view(13).schedule.sets_this_window, 0);
         // The parameters commit to the corpus: another corpus gives another digest.
         let other = AgentCorpus::load(&config(true, None)).unwrap();
         assert_ne!(

@@ -14,7 +14,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{ApiError, AppState};
-use crate::api::{ChallengeView, IdentityStatusView, ProofView, RegisteredView, VerdictView};
+use crate::api::{
+    ChallengeView, CurrentWindowView, IdentityStatusView, PoliciesView, PolicyView, PresenceView,
+    ProgressView, ProofView, RegisteredView, SlotView, VerdictView,
+};
 use crate::network::protocol::ChallengeReply;
 
 pub(super) type ApiResult<T> = Result<T, ApiError>;
@@ -253,7 +256,7 @@ pub struct CurrentQuery {
 pub async fn current_window(
     State(state): State<AppState>,
     Query(q): Query<CurrentQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<CurrentWindowView>> {
     let p = state.node.oracle.params().clone();
     let now = state.node.now();
     let t = p.window_at(now).map_err(ApiError::from)?;
@@ -276,33 +279,37 @@ pub async fn current_window(
     .await?;
     let policy = |c: hco_challenges::Class| {
         let w = p.policy(c);
-        json!({ "steps": w.steps, "spares": w.spares, "tries": w.tries() })
+        PolicyView {
+            steps: w.steps.clone(),
+            spares: w.spares,
+            tries: w.tries(),
+        }
     };
-    let identity = progress.map(|(issued, passed)| {
-        json!({
-            "class": class,
-            "next_j": issued,
-            "steps_passed": passed,
-            "steps": class.map(|c| p.policy(c).steps.len()),
-        })
-    });
-    Ok(Json(json!({
-        "t": t,
-        "now": now,
-        "start": p.window_start(t),
-        "end": p.window_end(t),
-        "closes_at": p.closes_at(t),
-        "slot_mode": p.slot_mode,
-        "slot": { "start": slot.start, "end": slot.end },
-        "policy": {
-            "human": policy(hco_challenges::Class::Human),
-            "agent": policy(hco_challenges::Class::Agent),
+    Ok(Json(CurrentWindowView {
+        t,
+        now,
+        start: p.window_start(t),
+        end: p.window_end(t),
+        closes_at: p.closes_at(t),
+        slot_mode: p.slot_mode,
+        slot: SlotView {
+            start: slot.start,
+            end: slot.end,
         },
-        "identity": identity,
-        "presence": presence_view(&p),
-        "agent_corpus": state.agent_corpus.view(t),
-        "params_digest": p.digest(),
-    })))
+        policy: PoliciesView {
+            human: policy(hco_challenges::Class::Human),
+            agent: policy(hco_challenges::Class::Agent),
+        },
+        identity: progress.map(|(issued, passed)| ProgressView {
+            class,
+            next_j: issued,
+            steps_passed: passed,
+            steps: class.map(|c| p.policy(c).steps.len()),
+        }),
+        presence: presence_view(&p),
+        agent_corpus: state.agent_corpus.view(t),
+        params_digest: p.digest(),
+    }))
 }
 
 pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiResult<Json<Value>> {
@@ -407,12 +414,12 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Value> {
 
 /// Whether this network's presence step accepts software authenticators (a development
 /// network: `attestation` not `strict`), so the page and operators can say so.
-pub(crate) fn presence_view(p: &hco_oracle::NetworkParams) -> Value {
+pub(crate) fn presence_view(p: &hco_oracle::NetworkParams) -> PresenceView {
     let enabled = p.family(hco_challenges::presence::NAME).is_some();
-    json!({
-        "enabled": enabled,
-        "software_authenticators_accepted": enabled && p.presence.accepts_software_authenticators(),
-    })
+    PresenceView {
+        enabled,
+        software_authenticators_accepted: enabled && p.presence.accepts_software_authenticators(),
+    }
 }
 
 async fn admin_peer(state: &AppState, node: &str) -> ApiResult<libp2p::PeerId> {

@@ -122,7 +122,7 @@ pub fn spec() -> Value {
             "/v1/challenges/stage": { "post": { "summary": "Answer the first stages of a multi-stage challenge (answer bytes `stage {k}:{partial answer}`, identity-signed) at its issuer; the next stage's prompt. A wrong partial answer is final", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": { "200": ok("the next stage", "Stage"), "400": error_response("malformed, no_such_stage, bad_identity_signature, answer_too_large"), "409": error_response("already_answered, not_assigned_issuer"), "422": error_response("answer_mismatch, invalid_answer_format, challenge_expired") } } },
             "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
             "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": ok("parameters", "Params") } } },
-            "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": { "description": "window" } } } },
+            "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": ok("the window, the slot and, with `id`, the identity's progress", "CurrentWindow") } } },
             "/v1/windows/{t}": { "get": { "summary": "A window: times, summaries, certificate state", "parameters": [t.clone()], "responses": { "200": { "description": "window" } } } },
             "/v1/windows/{t}/certificate": { "get": { "summary": "The quorum certificate of a window", "parameters": [t.clone()], "responses": { "200": ok("certificate", "WindowCertificate"), "404": error_response("no_certificate") } } },
             "/v1/windows/{t}/proofs/{id}": { "get": { "summary": "Certificate and membership proof of an identity", "parameters": [t.clone(), id], "responses": { "200": ok("proof", "Proof"), "404": error_response("not_active") } } },
@@ -170,7 +170,8 @@ pub fn spec() -> Value {
 /// 2020-12, which OpenAPI 3.1 uses), generated from those types: the parameters, the
 /// certificate, the proof, the link statement and the linked proof; the registration, the
 /// passkey enrolment, the challenge request, the challenge, a stage, the response and the
-/// verdict; what a registration returns and an identity's status; an agent session's start;
+/// verdict; the current window; what a registration returns and an identity's status; an
+/// agent session's start;
 /// the error body; with every type they use.
 pub fn generated_schemas() -> serde_json::Map<String, Value> {
     use hco_oracle::link::{LinkProof, SignedLink};
@@ -192,6 +193,7 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     generator.subschema_for::<crate::api::StageView>();
     generator.subschema_for::<hco_oracle::Response>();
     generator.subschema_for::<crate::api::VerdictView>();
+    generator.subschema_for::<crate::api::CurrentWindowView>();
     generator.subschema_for::<crate::api::RegisteredView>();
     generator.subschema_for::<crate::api::IdentityStatusView>();
     generator.subschema_for::<hco_oracle::SessionStart>();

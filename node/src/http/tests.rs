@@ -341,8 +341,8 @@ fn status_says_when_software_authenticators_pass_presence() {
     use hco_challenges::presence::AttestationMode;
     let mut p = testing::params_for(&[testing::node_id(&testing::key(1))]);
     let view = super::handlers::presence_view(&p);
-    assert_eq!(view["enabled"], false);
-    assert_eq!(view["software_authenticators_accepted"], false);
+    assert!(!view.enabled);
+    assert!(!view.software_authenticators_accepted);
     p.families.push(hco_oracle::FamilyConfig {
         name: "presence".into(),
         deadline_ms: 10_000,
@@ -350,17 +350,11 @@ fn status_says_when_software_authenticators_pass_presence() {
         min_solve_ms: 0,
     });
     let view = super::handlers::presence_view(&p);
-    assert_eq!(
-        view["software_authenticators_accepted"], true,
-        "general attestation"
-    );
+    assert!(view.software_authenticators_accepted, "general attestation");
     p.presence.attestation = AttestationMode::Strict;
     p.presence.attestation_ca_pem = vec!["a vendor root".into()];
     let view = super::handlers::presence_view(&p);
-    assert_eq!(
-        view["software_authenticators_accepted"], false,
-        "strict with roots"
-    );
+    assert!(!view.software_authenticators_accepted, "strict with roots");
 }
 
 #[tokio::test]
@@ -542,6 +536,18 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     assert_eq!(status, StatusCode::OK, "{identity}");
     assert_valid(&doc, "IdentityStatus", &identity);
     assert_eq!(identity["status"], "active", "{identity}");
+    for query in ["", "?id="] {
+        let id = if query.is_empty() {
+            String::new()
+        } else {
+            id.to_string()
+        };
+        let uri = format!("/v1/windows/current{query}{id}");
+        let (status, current, _) = call(&h.app, "GET", &uri, Body::empty()).await;
+        assert_eq!(status, StatusCode::OK, "{current}");
+        assert_valid(&doc, "CurrentWindow", &current);
+        assert_eq!(current["identity"].is_null(), query.is_empty(), "{current}");
+    }
     let start =
         hco_oracle::SessionStart::sign(&agent, &oracle.node_id(), 0, hco_oracle::Digest([7; 32]));
     assert_valid(&doc, "SessionStart", &serde_json::to_value(&start).unwrap());

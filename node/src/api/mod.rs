@@ -1,5 +1,12 @@
 //! The JSON bodies of the HTTP API shared by the gateway and the client.
 
+mod window;
+
+pub use window::{
+    AgentCorpusView, CorpusScheduleView, CurrentWindowView, PoliciesView, PolicyView, PresenceView,
+    ProgressView, SlotView,
+};
+
 use hco_oracle::{
     Class, IdentityId, IdentityStatus, MembershipProof, Prompt, SealedAcceptance, SignedChallenge,
     WindowCertificate,
