@@ -9,6 +9,7 @@ use crate::{Digest, NetworkParams, NodeId, Reason, Sig, sign};
 
 /// An issuer's window secret, published after the window closed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Reveal {
     /// Message version.
     pub version: u8,
@@ -25,6 +26,7 @@ pub struct Reveal {
 
 /// A reveal signed by its issuer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SignedReveal {
     /// The reveal.
     pub reveal: Reveal,

@@ -3,8 +3,8 @@
 mod window;
 
 pub use window::{
-    AgentCorpusView, CorpusScheduleView, CurrentWindowView, PoliciesView, PolicyView, PresenceView,
-    ProgressView, SlotView,
+    AgentCorpusView, CorpusScheduleView, CurrentWindowView, EvidenceListView, EvidenceView,
+    PoliciesView, PolicyView, PresenceView, ProgressView, SlotView, SummaryView, WindowView,
 };
 
 use hco_oracle::{

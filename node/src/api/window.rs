@@ -1,9 +1,10 @@
-//! The body of `GET /v1/windows/current`: the window, the slot where the caller's challenges
-//! are issued, each class's steps, the caller's progress and what the page needs to know about
-//! presence and the agent corpus.
+//! The bodies of `GET /v1/windows/current` (the window, the slot where the caller's
+//! challenges are issued, each class's steps, the caller's progress and what the page needs to
+//! know about presence and the agent corpus) and `GET /v1/windows/{t}` (a window as this
+//! member saw it close: summaries, certificate, members left out, evidence).
 
 use hco_challenges::Class;
-use hco_oracle::{Digest, SlotMode, Step, Timestamp};
+use hco_oracle::{Digest, NodeId, SlotMode, Step, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// `GET /v1/windows/current[?id=…]`.
@@ -122,4 +123,65 @@ pub struct CorpusScheduleView {
     pub windows_remaining: Option<u64>,
     /// Sets the current window takes.
     pub sets_this_window: usize,
+}
+
+/// `GET /v1/windows/{t}`.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Window")]
+pub struct WindowView {
+    /// The window.
+    pub t: u64,
+    /// When it starts.
+    pub start: Timestamp,
+    /// When it ends.
+    pub end: Timestamp,
+    /// When answers to its challenges stop being accepted (end + grace).
+    pub closes_at: Timestamp,
+    /// Whether it closed by this node's clock.
+    pub closed: bool,
+    /// Identities active in it by this node's ledger (not certified).
+    pub active_count_local: usize,
+    /// The members' summaries this node holds.
+    pub summaries: Vec<SummaryView>,
+    /// Whether this node holds its certificate.
+    pub certified: bool,
+    /// The certified active set's root.
+    pub certificate_root: Option<Digest>,
+    /// Members whose acceptances were left out when this node summarized it (none before).
+    pub excluded_members: Option<Vec<NodeId>>,
+    /// Evidence this node holds against members for this window.
+    pub evidence: Vec<EvidenceView>,
+}
+
+/// One member's summary of a window.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SummaryView {
+    /// The member.
+    pub signer: NodeId,
+    /// The root of the active set it signed.
+    pub root: Digest,
+    /// How many identities it counted.
+    pub count: u64,
+}
+
+/// A piece of evidence against a member: its own signed messages.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EvidenceView {
+    /// The window (only in `GET /v1/evidence`, which lists every window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<u64>,
+    /// The accused member.
+    pub accused: NodeId,
+    /// What it did (`failed_audit`, `broken_commitment`, `double_reveal`, …).
+    pub kind: String,
+    /// The signed messages, as docs/protocol.md lays them out.
+    pub evidence: serde_json::Value,
+}
+
+/// `GET /v1/evidence`: every piece of evidence the node holds, each with its window.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "EvidenceList")]
+pub struct EvidenceListView {
+    /// The evidence, by window.
+    pub evidence: Vec<EvidenceView>,
 }

@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 
 use super::{ApiError, AppState};
 use crate::api::{
-    ChallengeView, CurrentWindowView, IdentityStatusView, PoliciesView, PolicyView, PresenceView,
-    ProgressView, ProofView, RegisteredView, SlotView, VerdictView,
+    ChallengeView, CurrentWindowView, EvidenceListView, EvidenceView, IdentityStatusView,
+    PoliciesView, PolicyView, PresenceView, ProgressView, ProofView, RegisteredView, SlotView,
+    SummaryView, VerdictView, WindowView,
 };
 use crate::network::protocol::ChallengeReply;
 
@@ -312,7 +313,10 @@ pub async fn current_window(
     }))
 }
 
-pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiResult<Json<Value>> {
+pub async fn window(
+    State(state): State<AppState>,
+    Path(t): Path<u64>,
+) -> ApiResult<Json<WindowView>> {
     let p = state.node.oracle.params().clone();
     let (active, summaries, cert, evidence, excluded) = blocking(&state, move |o| {
         let l = o.ledger();
@@ -325,32 +329,52 @@ pub async fn window(State(state): State<AppState>, Path(t): Path<u64>) -> ApiRes
         ))
     })
     .await?;
-    Ok(Json(json!({
-        "t": t,
-        "start": p.window_start(t),
-        "end": p.window_end(t),
-        "closes_at": p.closes_at(t),
-        "closed": state.node.now() >= p.closes_at(t),
-        "active_count_local": active,
-        "summaries": summaries.iter().map(|s| json!({"signer": s.signer, "root": s.summary.root, "count": s.summary.count})).collect::<Vec<_>>(),
-        "certified": cert.is_some(),
-        "certificate_root": cert.map(|c| c.summary.root),
+    Ok(Json(WindowView {
+        t,
+        start: p.window_start(t),
+        end: p.window_end(t),
+        closes_at: p.closes_at(t),
+        closed: state.node.now() >= p.closes_at(t),
+        active_count_local: active,
+        summaries: summaries
+            .iter()
+            .map(|s| SummaryView {
+                signer: s.signer,
+                root: s.summary.root,
+                count: s.summary.count,
+            })
+            .collect(),
+        certified: cert.is_some(),
+        certificate_root: cert.map(|c| c.summary.root),
         // Members whose acceptances were left out when this node summarized the window, and
         // the evidence it holds (each piece the accused member's own signed messages).
-        "excluded_members": excluded,
-        "evidence": evidence.iter().map(|e| json!({"accused": e.accused(), "kind": e.kind(), "evidence": e})).collect::<Vec<_>>(),
-    })))
+        excluded_members: excluded,
+        evidence: evidence.iter().map(|e| evidence_view(e, None)).collect(),
+    }))
+}
+
+/// A piece of evidence as clients see it; `t` named when several windows are listed.
+fn evidence_view(e: &hco_oracle::Evidence, t: Option<u64>) -> EvidenceView {
+    EvidenceView {
+        t,
+        accused: e.accused(),
+        kind: e.kind().to_owned(),
+        evidence: serde_json::to_value(e).unwrap_or(Value::Null),
+    }
 }
 
 /// Every piece of evidence this node holds against committee members, by window.
-pub async fn evidence(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn evidence(State(state): State<AppState>) -> ApiResult<Json<EvidenceListView>> {
     let all = blocking(&state, move |o| {
         o.ledger().all_evidence().collect::<Result<Vec<_>, _>>()
     })
     .await?;
-    Ok(Json(json!({
-        "evidence": all.iter().map(|e| json!({"t": e.window(), "accused": e.accused(), "kind": e.kind(), "evidence": e})).collect::<Vec<_>>(),
-    })))
+    Ok(Json(EvidenceListView {
+        evidence: all
+            .iter()
+            .map(|e| evidence_view(e, Some(e.window())))
+            .collect(),
+    }))
 }
 
 pub async fn certificate(

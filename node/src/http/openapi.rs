@@ -123,11 +123,11 @@ pub fn spec() -> Value {
             "/v1/responses": { "post": { "summary": "Answer a challenge; forwarded to its issuer", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Response" } } } }, "responses": respond } },
             "/v1/params": { "get": { "summary": "Network parameters and their digest", "responses": { "200": ok("parameters", "Params") } } },
             "/v1/windows/current": { "get": { "summary": "The current window and the caller's slot", "parameters": [{ "name": "id", "in": "query", "required": false, "schema": hex(32) }], "responses": { "200": ok("the window, the slot and, with `id`, the identity's progress", "CurrentWindow") } } },
-            "/v1/windows/{t}": { "get": { "summary": "A window: times, summaries, certificate state", "parameters": [t.clone()], "responses": { "200": { "description": "window" } } } },
+            "/v1/windows/{t}": { "get": { "summary": "A window: times, summaries, certificate state", "parameters": [t.clone()], "responses": { "200": ok("the window as this member saw it close", "Window") } } },
             "/v1/windows/{t}/certificate": { "get": { "summary": "The quorum certificate of a window", "parameters": [t.clone()], "responses": { "200": ok("certificate", "WindowCertificate"), "404": error_response("no_certificate") } } },
             "/v1/windows/{t}/proofs/{id}": { "get": { "summary": "Certificate and membership proof of an identity", "parameters": [t.clone(), id], "responses": { "200": ok("proof", "Proof"), "404": error_response("not_active") } } },
-            "/v1/windows/{t}/reveals": { "get": { "summary": "Window secrets revealed by issuers", "parameters": [t], "responses": { "200": { "description": "signed reveals" } } } },
-            "/v1/evidence": { "get": { "summary": "Evidence this node holds against committee members (failed audits, broken commitments, double reveals or summaries): the accused member's own signed messages", "responses": { "200": { "description": "evidence by window, with the accused member and kind" } } } },
+            "/v1/windows/{t}/reveals": { "get": { "summary": "Window secrets revealed by issuers", "parameters": [t], "responses": { "200": { "description": "signed reveals", "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/SignedReveal" } } } } } } } },
+            "/v1/evidence": { "get": { "summary": "Evidence this node holds against committee members (failed audits, broken commitments, double reveals or summaries): the accused member's own signed messages", "responses": { "200": ok("evidence by window, with the accused member and kind", "EvidenceList") } } },
             "/": { "get": { "summary": "The page a person uses each window (HTML)", "responses": { "200": { "description": "page", "content": { "text/html": {} } } } } },
             "/static/{file}": { "get": { "summary": "The page's scripts and styles", "parameters": [path_param("file", json!({ "type": "string" }))], "responses": { "200": { "description": "asset" }, "404": error_response("not_found") } } },
             "/v1/agent/sessions": { "post": { "summary": "Start an agent-admission session (round 1) as a registered agent identity, signed by it", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SessionStart" } } } }, "responses": { "201": { "description": "round 1 with its answer endpoint" }, "400": error_response("malformed"), "404": error_response("unknown_identity"), "422": error_response("wrong_class, class_conflict, wrong_window, bad_identity_signature"), "429": error_response("too_many_sessions, identity_session_limit"), "503": error_response("overloaded, game_busy, game_sets_spent, corpus_exhausted") } } },
@@ -170,7 +170,8 @@ pub fn spec() -> Value {
 /// 2020-12, which OpenAPI 3.1 uses), generated from those types: the parameters, the
 /// certificate, the proof, the link statement and the linked proof; the registration, the
 /// passkey enrolment, the challenge request, the challenge, a stage, the response and the
-/// verdict; the current window; what a registration returns and an identity's status; an
+/// verdict; the current window, a closed window, its reveals and the evidence; what a
+/// registration returns and an identity's status; an
 /// agent session's start;
 /// the error body; with every type they use.
 pub fn generated_schemas() -> serde_json::Map<String, Value> {
@@ -194,6 +195,9 @@ pub fn generated_schemas() -> serde_json::Map<String, Value> {
     generator.subschema_for::<hco_oracle::Response>();
     generator.subschema_for::<crate::api::VerdictView>();
     generator.subschema_for::<crate::api::CurrentWindowView>();
+    generator.subschema_for::<crate::api::WindowView>();
+    generator.subschema_for::<crate::api::EvidenceListView>();
+    generator.subschema_for::<hco_oracle::SignedReveal>();
     generator.subschema_for::<crate::api::RegisteredView>();
     generator.subschema_for::<crate::api::IdentityStatusView>();
     generator.subschema_for::<hco_oracle::SessionStart>();

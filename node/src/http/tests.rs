@@ -500,6 +500,19 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     // which refuse what the verifier would.
     assert_valid(&doc, "Proof", &proof);
     assert_valid(&doc, "WindowCertificate", &certificate);
+    // The closed window, its reveals and the (empty) evidence.
+    let (status, window, _) = call(&h.app, "GET", "/v1/windows/0", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_valid(&doc, "Window", &window);
+    assert_eq!(window["certified"], true, "{window}");
+    assert_eq!(window["certificate_root"], certificate["summary"]["root"]);
+    let (status, reveals, _) = call(&h.app, "GET", "/v1/windows/0/reveals", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(reveals.as_array().map(Vec::len), Some(1), "{reveals}");
+    assert_valid(&doc, "SignedReveal", &reveals[0]);
+    let (status, evidence, _) = call(&h.app, "GET", "/v1/evidence", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_valid(&doc, "EvidenceList", &evidence);
     let (status, params, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
     assert_eq!(status, StatusCode::OK);
     assert_valid(&doc, "Params", &params);
