@@ -16,9 +16,10 @@ use crate::service::Node;
 
 /// How often a due witness is published again.
 pub const REPEAT: Duration = Duration::from_secs(5);
-/// How often the node looks whether a witness fell due: a beat's witness goes out at most
-/// this long after the beat begins, and every prompt on the beat waits for it.
-const TICK: Duration = Duration::from_millis(20);
+/// The longest the node sleeps between two looks: it wakes at the next beat's start (every
+/// prompt on the beat waits for a witness of it), else at least this often, for repeats and a
+/// new window's slot.
+const IDLE: Duration = Duration::from_millis(250);
 
 /// Publishes this node's witnesses until `shutdown`.
 pub async fn run(node: Arc<Node>, shutdown: CancellationToken) {
@@ -30,9 +31,14 @@ pub async fn run(node: Arc<Node>, shutdown: CancellationToken) {
     let mut last: HashMap<(u64, u64), tokio::time::Instant> = HashMap::new();
     let mut sequence = 0u64;
     loop {
+        let now = node.now();
+        let wait = match node.oracle.next_beat_after(now) {
+            Ok(Some(at)) => Duration::from_millis(at.saturating_sub(now)).min(IDLE),
+            _ => IDLE,
+        };
         tokio::select! {
             _ = shutdown.cancelled() => return,
-            _ = tokio::time::sleep(TICK) => {}
+            _ = tokio::time::sleep(wait) => {}
         }
         let due = match node.oracle.witnesses_due(node.now()) {
             Ok(due) => due,

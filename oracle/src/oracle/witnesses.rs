@@ -116,6 +116,21 @@ impl Oracle {
         Ok(due)
     }
 
+    /// The start of the current window's next beat after `now` (by this node's clock), when
+    /// its witness falls due; `None` in other slot modes or after the window's last beat.
+    pub fn next_beat_after(&self, now: Timestamp) -> Result<Option<Timestamp>, LedgerError> {
+        if self.params.slot_mode != SlotMode::Global {
+            return Ok(None);
+        }
+        let Ok(t) = self.params.window_at(now) else {
+            return Ok(None);
+        };
+        let beats = self
+            .params
+            .beat_starts(&self.global_slot(t)?, &self.registry);
+        Ok(beats.into_iter().filter(|at| *at > now).min())
+    }
+
     /// Records another member's witness (gossip): a committee member's, signed, of a window
     /// within the clock skew of `now` and one of its slot's beats, and not from before that
     /// beat could have begun (an honest member publishes at the beat, by a clock at most the

@@ -93,6 +93,11 @@ fn a_touch_prompt_carries_another_members_witness_published_when_its_beat_begins
     // clock (plus the skew) has not reached, or a moment that is no beat.
     assert_eq!(others[0].witnesses_due(slot.start).unwrap(), vec![]);
     assert_eq!(others[0].witnesses_due(beat - 1).unwrap(), vec![]);
+    // The node sleeps until then: the next beat after any moment before it is this one.
+    for before in [slot.start, beat - 1] {
+        assert_eq!(others[0].next_beat_after(before).unwrap(), Some(beat));
+    }
+    assert!(others[0].next_beat_after(beat).unwrap() > Some(beat));
     let due = others[0].witnesses_due(beat).unwrap();
     assert_eq!(due.len(), 1, "{due:?}");
     let w = due[0];
