@@ -177,16 +177,7 @@ impl Node {
                                 }
                                 Validation::Accept
                             }
-                            // Not registered here yet, outside its window here, or outranked
-                            // by what this member holds: not the sender's fault.
-                            Err(
-                                Reason::UnknownIdentity
-                                | Reason::WrongWindow { .. }
-                                | Reason::BeforeGenesis { .. }
-                                | Reason::TooManyLinks { .. }
-                                | Reason::LinkOutranked,
-                            ) => Validation::Ignore,
-                            Err(_) => Validation::Reject,
+                            Err(reason) => link_verdict(&reason),
                         },
                     },
                     // Repeated every few seconds by its member (a small message): forwarded
@@ -268,6 +259,23 @@ impl Node {
     }
 }
 
+/// The verdict on a relayed link statement this node does not keep, by why.
+fn link_verdict(reason: &Reason) -> Validation {
+    match reason {
+        // Not registered here yet, outside its window here, outranked by what this member
+        // holds, or carrying a registration dated ahead of this node's clock (clocks differ):
+        // not the sender's fault. A registration that does not check otherwise is (an honest
+        // member attaches only what it verified under the same parameters).
+        Reason::UnknownIdentity
+        | Reason::WrongWindow { .. }
+        | Reason::BeforeGenesis { .. }
+        | Reason::TooManyLinks { .. }
+        | Reason::LinkOutranked
+        | Reason::RegistrationFromFuture { .. } => Validation::Ignore,
+        _ => Validation::Reject,
+    }
+}
+
 /// Feeds network events to the node, a bounded number at a time.
 pub async fn run_events(node: Arc<Node>, mut events: mpsc::Receiver<NetworkEvent>) {
     let permits = Arc::new(Semaphore::new(CONCURRENT_EVENTS));
@@ -286,5 +294,38 @@ pub async fn run_events(node: Arc<Node>, mut events: mpsc::Receiver<NetworkEvent
             node.on_network_event(event).await;
             drop(permit);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_refused_for_this_nodes_clock_or_state_does_not_count_against_its_sender() {
+        for not_its_fault in [
+            Reason::UnknownIdentity,
+            Reason::LinkOutranked,
+            Reason::WrongWindow { t: 3, current: 1 },
+            Reason::RegistrationFromFuture {
+                created_at: 10,
+                now: 1,
+            },
+        ] {
+            assert!(
+                link_verdict(&not_its_fault) == Validation::Ignore,
+                "{not_its_fault}"
+            );
+        }
+        for its_fault in [
+            Reason::BadIdentitySignature,
+            Reason::BadLink("bad_account_signature".into()),
+            Reason::BadReceipt("twice".into()),
+        ] {
+            assert!(
+                link_verdict(&its_fault) == Validation::Reject,
+                "{its_fault}"
+            );
+        }
     }
 }
