@@ -5,10 +5,13 @@
 # node's observer test runs.
 # Installs what the tests need where missing.
 #
-# `scripts/test.sh --long` runs the few long statistical tests the first command leaves out
-# (listed in `long` below: completeness at a person's pace over twenty challenges in Chromium,
-# attackers' first-try rates over HTTP, the one-person bound over a whole window). Every module
-# they exercise is also covered by a shorter test of the first command; CI runs both.
+# `scripts/test.sh --long` runs the few long tests the first command leaves out (listed in
+# `long` below): statistical ones (completeness at a person's pace over twenty challenges in
+# Chromium for two families and eight attention streams, attackers' first-try rates over HTTP,
+# the one-person bound over a whole window) and three devnets of faults whose rules the first
+# command checks in the oracle's own tests and whose code paths its other devnets run (a member
+# stopped then catching up, a late certificate, a reveal to one member). Every module they
+# exercise is also covered by a shorter test of the first command; CI runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=main
@@ -20,9 +23,13 @@ elif [ $# -gt 0 ]; then
 fi
 long='test(=browser_interactive::devnet_browser_interactive_person_clicks_both_pictures)
   | test(=browser_visual::devnet_browser_visual_person_types_the_letters)
+  | test(=browser_attention::devnet_browser_attention_person_passes_eight_streams)
   | test(=attack::attention::live_tests::attackers_over_http_rarely_pass)
   | test(=attack_visual::visual_attackers_fail_over_http)
-  | test(=attack_one_person::one_person_attacker_is_bounded)'
+  | test(=attack_one_person::one_person_attacker_is_bounded)
+  | test(=devnet::devnet_certifies_without_a_stopped_node_which_then_catches_up)
+  | test(=byzantine::late::devnet_byzantine_member_cannot_change_a_certified_window)
+  | test(=byzantine::reveal::devnet_byzantine_reveal_to_one_member_counts_at_every_member)'
 
 if ! command -v cargo >/dev/null; then
   echo "cargo is missing: install Rust (https://rustup.rs) first" >&2
