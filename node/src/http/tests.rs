@@ -96,6 +96,13 @@ pub(super) async fn call(
     )
 }
 
+/// `GET uri`, asserting 200; the body.
+async fn get_ok(app: &axum::Router, uri: &str) -> Value {
+    let (status, body, _) = call(app, "GET", uri, Body::empty()).await;
+    assert_eq!(status, StatusCode::OK, "GET {uri}: {body}");
+    body
+}
+
 pub(super) fn json(v: &impl serde::Serialize) -> Body {
     Body::from(serde_json::to_vec(v).unwrap())
 }
@@ -501,17 +508,14 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     assert_valid(&doc, "Proof", &proof);
     assert_valid(&doc, "WindowCertificate", &certificate);
     // The closed window, its reveals and the (empty) evidence.
-    let (status, window, _) = call(&h.app, "GET", "/v1/windows/0", Body::empty()).await;
-    assert_eq!(status, StatusCode::OK);
+    let window = get_ok(&h.app, "/v1/windows/0").await;
     assert_valid(&doc, "Window", &window);
     assert_eq!(window["certified"], true, "{window}");
     assert_eq!(window["certificate_root"], certificate["summary"]["root"]);
-    let (status, reveals, _) = call(&h.app, "GET", "/v1/windows/0/reveals", Body::empty()).await;
-    assert_eq!(status, StatusCode::OK);
+    let reveals = get_ok(&h.app, "/v1/windows/0/reveals").await;
     assert_eq!(reveals.as_array().map(Vec::len), Some(1), "{reveals}");
     assert_valid(&doc, "SignedReveal", &reveals[0]);
-    let (status, evidence, _) = call(&h.app, "GET", "/v1/evidence", Body::empty()).await;
-    assert_eq!(status, StatusCode::OK);
+    let evidence = get_ok(&h.app, "/v1/evidence").await;
     assert_valid(&doc, "EvidenceList", &evidence);
     let (status, params, _) = call(&h.app, "GET", "/v1/params", Body::empty()).await;
     assert_eq!(status, StatusCode::OK);
@@ -539,27 +543,16 @@ async fn a_served_proof_has_the_keys_the_openapi_document_names() {
     assert_valid(&doc, "Verdict", &verdict);
     // What a registration returns, an identity's status, an agent session's start and an error.
     assert_valid(&doc, "Registered", &registered);
-    let (status, identity, _) = call(
-        &h.app,
-        "GET",
-        &format!("/v1/identities/{id}"),
-        Body::empty(),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{identity}");
+    let identity = get_ok(&h.app, &format!("/v1/identities/{id}")).await;
     assert_valid(&doc, "IdentityStatus", &identity);
     assert_eq!(identity["status"], "active", "{identity}");
-    for query in ["", "?id="] {
-        let id = if query.is_empty() {
-            String::new()
-        } else {
-            id.to_string()
-        };
-        let uri = format!("/v1/windows/current{query}{id}");
-        let (status, current, _) = call(&h.app, "GET", &uri, Body::empty()).await;
-        assert_eq!(status, StatusCode::OK, "{current}");
+    for (uri, names_one) in [
+        ("/v1/windows/current".to_owned(), false),
+        (format!("/v1/windows/current?id={id}"), true),
+    ] {
+        let current = get_ok(&h.app, &uri).await;
         assert_valid(&doc, "CurrentWindow", &current);
-        assert_eq!(current["identity"].is_null(), query.is_empty(), "{current}");
+        assert_eq!(current["identity"].is_null(), !names_one, "{current}");
     }
     let start =
         hco_oracle::SessionStart::sign(&agent, &oracle.node_id(), 0, hco_oracle::Digest([7; 32]));
