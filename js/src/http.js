@@ -26,6 +26,29 @@ async function getJson(url, fetchImpl) {
   return { status: response.status, ok: response.ok, body };
 }
 
+/** `GET url` and `check(body)`: `notFound` (a VerifyError code and message) on 404,
+ * `fetch_failed` on another error; a `malformed` from `check` is marked as served by the node
+ * (the node's fault, not the caller's). */
+async function fetchChecked(url, fetchImpl, [notFoundCode, notFoundMessage], check) {
+  const r = await getJson(url, fetchImpl);
+  if (r.status === 404) fail(notFoundCode, r.body?.message ?? notFoundMessage, { url });
+  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
+  try {
+    return check(r.body);
+  } catch (e) {
+    if (e instanceof VerifyError && e.code === 'malformed') e.details = { ...e.details, served: true, url };
+    throw e;
+  }
+}
+
+/** Whether a yes/no question's error means "no": something the node served that does not
+ * verify (or no such proof), not a node that cannot be reached or options that are wrong
+ * (`callerCodes`, or a `malformed` not marked as served). */
+function meansNo(e, callerCodes) {
+  const caller = callerCodes.includes(e?.code) || (e?.code === 'malformed' && !e.details?.served);
+  return e instanceof VerifyError && !caller;
+}
+
 /** The committee, quorum and parameter digest a node serves at `GET /v1/params`, shaped as
  * LightVerifier options. Fetch them once and pin them (in code or configuration): taking them
  * from the node each time trusts that node. */
@@ -54,18 +77,8 @@ export async function fetchAndVerify(nodeUrl, identityId, window, options = {}) 
   const id = toHex(bytesOf(identityId, 32, 'identity'));
   const t = u64(window, 'window');
   const url = `${base(nodeUrl)}/v1/windows/${t}/proofs/${id}`;
-  const r = await getJson(url, fetchImpl);
-  if (r.status === 404) {
-    fail('not_active', r.body?.message ?? `no certified proof that ${id} was active in window ${t}`, { url });
-  }
-  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
-  try {
-    return verifier.verifyProofResponse(r.body, id, t, cls);
-  } catch (e) {
-    // What the node served does not parse: say so (it is the node's fault, not the caller's).
-    if (e instanceof VerifyError && e.code === 'malformed') e.details = { ...e.details, served: true, url };
-    throw e;
-  }
+  const notFound = ['not_active', `no certified proof that ${id} was active in window ${t}`];
+  return fetchChecked(url, fetchImpl, notFound, (body) => verifier.verifyProofResponse(body, id, t, cls));
 }
 
 /**
@@ -82,9 +95,7 @@ export async function isActiveHuman(nodeUrl, id, t, verifierOpts = {}) {
   } catch (e) {
     // No answer (unreachable node) or wrong options (bad_quorum, a malformed id or key) is not
     // "not active": throw. Anything the node served that does not verify is.
-    const noAnswer =
-      ['fetch_failed', 'bad_quorum'].includes(e?.code) || (e?.code === 'malformed' && !e.details?.served);
-    if (e instanceof VerifyError && !noAnswer) return false;
+    if (meansNo(e, ['fetch_failed', 'bad_quorum'])) return false;
     throw e;
   }
 }
@@ -105,20 +116,13 @@ export async function fetchAndVerifyLinked(nodeUrl, account, window, options = {
   const canonical = parseAccount(account).canonical;
   const t = u64(window, 'window');
   const url = `${base(nodeUrl)}/v1/windows/${t}/links/${canonical}`;
-  const r = await getJson(url, fetchImpl);
-  if (r.status === 404) {
-    fail('not_linked', r.body?.message ?? `no certified link of ${canonical} in window ${t}`, { url });
-  }
-  if (!r.ok) fail('fetch_failed', `GET ${url}: HTTP ${r.status}`, { url, status: r.status, body: r.body });
-  try {
-    const b = object(r.body, 'linked proof response');
+  const notFound = ['not_linked', `no certified link of ${canonical} in window ${t}`];
+  return fetchChecked(url, fetchImpl, notFound, (body) => {
+    const b = object(body, 'linked proof response');
     const link = object(b.link, 'link');
     verifier.verifyLinked(b.certificate, canonical, link.identity, link, b.proof, cls, { window: t });
     return { linked: true, account: canonical, id: toHex(bytesOf(link.identity, 32, 'identity')), class: cls, window: Number(t) };
-  } catch (e) {
-    if (e instanceof VerifyError && e.code === 'malformed') e.details = { ...e.details, served: true, url };
-    throw e;
-  }
+  });
 }
 
 /**
@@ -132,10 +136,9 @@ export async function wasActiveHuman(nodeUrl, account, t, verifierOpts = {}) {
     await fetchAndVerifyLinked(nodeUrl, account, t, { ...verifierOpts, class: 'human' });
     return true;
   } catch (e) {
-    const callers =
-      ['fetch_failed', 'bad_quorum', 'malformed_account', 'unsupported_namespace', 'bad_checksum'].includes(e?.code) ||
-      (e?.code === 'malformed' && !e.details?.served);
-    if (e instanceof VerifyError && !callers) return false;
+    if (meansNo(e, ['fetch_failed', 'bad_quorum', 'malformed_account', 'unsupported_namespace', 'bad_checksum'])) {
+      return false;
+    }
     throw e;
   }
 }
