@@ -2,7 +2,7 @@
 //! [`crate::witness`]): which witness an issued prompt carries, what a receiver checks of it,
 //! and how late a prompt acceptance may reach this member.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -80,15 +80,9 @@ impl Oracle {
     /// deadline and a relay round); the node gossips each when it falls due (and again, for
     /// members that start late). Empty in other slot modes and before the first beat.
     pub fn witnesses_due(&self, now: Timestamp) -> Result<Vec<SlotWitness>, LedgerError> {
-        if self.params.slot_mode != SlotMode::Global {
-            return Ok(Vec::new());
-        }
-        let Ok(t) = self.params.window_at(now) else {
+        let Some((t, beats)) = self.beats_at(now)? else {
             return Ok(Vec::new());
         };
-        let beats = self
-            .params
-            .beat_starts(&self.global_slot(t)?, &self.registry);
         let longest = self
             .params
             .families
@@ -119,6 +113,16 @@ impl Oracle {
     /// The start of the current window's next beat after `now` (by this node's clock), when
     /// its witness falls due; `None` in other slot modes or after the window's last beat.
     pub fn next_beat_after(&self, now: Timestamp) -> Result<Option<Timestamp>, LedgerError> {
+        let beats = self
+            .beats_at(now)?
+            .map(|(_, beats)| beats)
+            .unwrap_or_default();
+        Ok(beats.into_iter().filter(|at| *at > now).min())
+    }
+
+    /// The window at `now` and the starts of its global slot's beats; `None` in other slot
+    /// modes and before genesis.
+    fn beats_at(&self, now: Timestamp) -> Result<Option<(u64, BTreeSet<Timestamp>)>, LedgerError> {
         if self.params.slot_mode != SlotMode::Global {
             return Ok(None);
         }
@@ -128,7 +132,7 @@ impl Oracle {
         let beats = self
             .params
             .beat_starts(&self.global_slot(t)?, &self.registry);
-        Ok(beats.into_iter().filter(|at| *at > now).min())
+        Ok(Some((t, beats)))
     }
 
     /// Records another member's witness (gossip): a committee member's, signed, of a window
