@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Runs every test of the workspace on a fresh machine: unit, integration, property, doc tests,
-# the no_std build of the light verifier (hco-verify), the oracle's build without the ledger, and
-# the JavaScript verifier's tests (js/); installs the js-libp2p observer (scripts/observer-js/) the
-# node's observer test runs.
+# Runs every test of the workspace on a fresh machine: unit, integration, property and doc tests,
+# and the JavaScript verifier's tests (js/); installs the js-libp2p observer (scripts/observer-js/)
+# the node's observer test runs. The build's shape (hco-verify without std, the oracle without its
+# ledger) is checked by scripts/build-checks.sh, which CI runs beside the lints.
 # Installs what the tests need where missing.
 #
 # `scripts/test.sh --long` runs the few long tests the first command leaves out (listed in
 # `long` below): statistical ones (completeness at a person's pace over twenty challenges in
-# Chromium for two families and eight attention streams, attackers' first-try rates over HTTP,
-# the one-person bound over a whole window) and three devnets of faults whose rules the first
-# command checks in the oracle's own tests and whose code paths its other devnets run (a member
-# stopped then catching up, a late certificate, a reveal to one member). Every module they
-# exercise is also covered by a shorter test of the first command; CI runs both.
+# Chromium for two families and eight attention streams, attackers' first-try rates over HTTP
+# and the attention frame reader's offline, the one-person bound over a whole window) and three
+# devnets of faults whose rules the first command checks in the oracle's own tests and whose
+# code paths its other devnets run (a member stopped then catching up, a late certificate, a
+# reveal to one member). Every module they exercise is also covered by a shorter test of the
+# first command; CI runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=main
@@ -25,6 +26,7 @@ long='test(=browser_interactive::devnet_browser_interactive_person_clicks_both_p
   | test(=browser_visual::devnet_browser_visual_person_types_the_letters)
   | test(=browser_attention::devnet_browser_attention_person_passes_eight_streams)
   | test(=attack::attention::live_tests::attackers_over_http_rarely_pass)
+  | test(=attack::attention::cv::tests::frame_cv_offline_rate_is_low)
   | test(=attack_visual::visual_attackers_fail_over_http)
   | test(=attack_one_person::one_person_attacker_is_bounded)
   | test(=devnet::devnet_certifies_without_a_stopped_node_which_then_catches_up)
@@ -68,37 +70,6 @@ if [ "$mode" = long ]; then
   fi
   exit 0
 fi
-
-# The light verifier (hco-verify) must build without std: checked on a bare-metal target, which
-# has no std for a dependency to pull in, with and without its serde feature, and for
-# wasm32-unknown-unknown, where contracts and runtimes run it. rustup adds the targets where
-# missing; without rustup or a network, only the host build runs (it does not prove no_std).
-for target in thumbv7em-none-eabihf wasm32-unknown-unknown; do
-  if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx "$target"; then
-    rustup target add "$target" >/dev/null 2>&1 || true
-  fi
-done
-if command -v rustup >/dev/null && rustup target list --installed | grep -qx thumbv7em-none-eabihf; then
-  cargo check --quiet -p hco-verify --no-default-features --target thumbv7em-none-eabihf
-  cargo check --quiet -p hco-verify --target thumbv7em-none-eabihf
-else
-  echo "!!!! the no_std check of hco-verify needs the thumbv7em-none-eabihf target" \
-    "(rustup target add thumbv7em-none-eabihf): checking the host build only !!!!" >&2
-  cargo check --quiet -p hco-verify --no-default-features
-fi
-if command -v rustup >/dev/null && rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  cargo check --quiet -p hco-verify --no-default-features --target wasm32-unknown-unknown
-fi
-# The light verifier stays light: at most 30 lines in the count integrators are told to run.
-verifier_crates=$(cargo tree --quiet -p hco-verify --no-default-features -e normal --prefix none | sort -u | wc -l)
-if [ "$verifier_crates" -gt 30 ]; then
-  echo "hco-verify without default features pulls $verifier_crates crates (at most 30)" >&2
-  cargo tree -p hco-verify --no-default-features -e normal >&2
-  exit 1
-fi
-# The oracle without its ledger (what examples/verify_membership links: the verifier with the
-# network parameters) must still build without sled or any I/O dependency.
-cargo check --quiet -p hco-oracle --no-default-features
 
 # The JavaScript verifier (js/, a few seconds) against the certificates and proofs the Rust code
 # makes (js/test/fixtures/, kept equal to the code by the oracle's js_fixtures test). It needs
