@@ -65,6 +65,44 @@ fn run_reads_the_attack_bench_and_can_take_the_upper_end_of_its_interval() {
     );
 }
 
+/// The shipped file of the strongest measured attackers applies to every cognitive family, and
+/// against a policy without a presence step (automation.toml) it keeps nearly every bot-run
+/// identity active: the cognitive steps are no Sybil barrier against a trained model.
+#[test]
+fn the_strongest_measured_attackers_keep_bots_active_without_a_presence_step() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    execute(SimCommand::Run {
+        scenario: crate::config("automation.toml"),
+        out: out.clone(),
+        seed: None,
+        engine: EngineKind::Aggregate,
+        eps_from: Some(crate::config("eps_strongest.json")),
+        eps_pick: EpsPick::Point,
+        threads: 2,
+    })
+    .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let families: Vec<&str> = summary["eps_overrides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["family"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        families,
+        ["attention", "interactive_reasoning", "visual_match"]
+    );
+    assert_eq!(
+        summary["scenario"]["families"]["visual_match"]["eps_auto"],
+        104.0 / 150.0
+    );
+    let bots = summary["mean_bot_active"].as_f64().unwrap();
+    assert!(bots > 0.9 * 2000.0, "{bots} of 2000 bot identities active");
+    assert_eq!(summary["automation_profitable"], true);
+}
+
 #[test]
 fn run_reports_a_bad_scenario() {
     let tmp = tempfile::tempdir().unwrap();
