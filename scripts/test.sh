@@ -8,10 +8,10 @@
 # `scripts/test.sh --long` runs the few long tests the first command leaves out (listed in
 # `long` below): statistical ones (completeness at a person's pace over twenty challenges in
 # Chromium for two families and eight attention streams, attackers' first-try rates over HTTP
-# and the attention frame reader's offline, the one-person bound over a whole window) and three
-# devnets of faults whose rules the first command checks in the oracle's own tests and whose
-# code paths its other devnets run (a member stopped then catching up, a late certificate, a
-# reveal to one member). Every module they exercise is also covered by a shorter test of the
+# and the attention frame reader's offline one, the one-person bound over a whole window) and
+# three devnets of faults whose rules the first command checks in the oracle's own tests and
+# whose code paths its other devnets run (a member stopped then catching up, a late
+# certificate, a reveal to one member). Every module they exercise is also covered by a shorter test of the
 # first command; CI runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
