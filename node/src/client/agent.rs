@@ -1,36 +1,14 @@
 //! `hco client agent` plays a whole agent-admission session, calling a command per round — the
 //! plug for a real LLM agent; `hco client admission verify` checks a credential offline.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 use ed25519_dalek::SigningKey;
 use hco_oracle::{AdmissionCredential, Clock, Digest, NodeId, SessionStart, SystemClock};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Gateway;
-
-/// Runs `cmd` with `input` on stdin; its trimmed stdout is the answer.
-fn ask(cmd: &str, input: &Value) -> anyhow::Result<String> {
-    let mut child = Command::new("sh")
-        .args(["-c", cmd])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
-    child
-        .stdin
-        .take()
-        .context("stdin")?
-        .write_all(&serde_json::to_vec(input)?)?;
-    let out = child.wait_with_output()?;
-    if !out.status.success() {
-        bail!("--answer-cmd exited with {}", out.status);
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
+use super::{Gateway, run_answer_cmd};
 
 /// The start of a session at the node behind `gw`, signed by the agent identity's `key` for the
 /// node's current window.
@@ -70,7 +48,7 @@ pub fn play(
             "budget_ms": round["budget_ms"],
             "earlier_rounds": history,
         });
-        let answer = ask(answer_cmd, &input)?;
+        let answer = run_answer_cmd(answer_cmd, &input)?;
         let endpoint = round["answer_endpoint"]
             .as_str()
             .context("the reply names no answer endpoint")?

@@ -6,7 +6,9 @@ pub mod http;
 mod link;
 mod solve;
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -165,6 +167,26 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
     }
 }
 
+/// `--answer-cmd`: runs `cmd` with `input` on stdin; its trimmed stdout is the answer.
+fn run_answer_cmd(cmd: &str, input: &Value) -> anyhow::Result<String> {
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
+    child
+        .stdin
+        .take()
+        .context("stdin")?
+        .write_all(&serde_json::to_vec(input)?)?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!("--answer-cmd exited with {}", out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
 fn register(node: &str, key: &std::path::Path, class: Class) -> anyhow::Result<()> {
     let key = keyfile::read(key, KeyKind::IdentityKey)?;
     let gw = Gateway::client(node);
@@ -228,5 +250,19 @@ fn proof(
             );
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_command_reads_the_json_on_stdin_and_its_trimmed_stdout_is_the_answer() {
+        let input = json!({ "prompt": { "text": "two" } });
+        let answer = run_answer_cmd("read -r line; echo \"  got $line  \"", &input).unwrap();
+        assert_eq!(answer, r#"got {"prompt":{"text":"two"}}"#);
+        let err = run_answer_cmd("exit 3", &input).unwrap_err();
+        assert!(err.to_string().contains("exited with"), "{err}");
     }
 }

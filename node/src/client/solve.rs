@@ -3,16 +3,14 @@
 //! answers it (the family's built-in solver or `--answer-cmd`) and goes on until the node says
 //! the sequence is over.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use hco_challenges::{Prompt, Registry};
 use hco_oracle::{Clock, IdentityId, Response, SignedRequest, SystemClock, Timestamp};
 use serde_json::{Value, json};
 
-use super::Gateway;
+use super::{Gateway, run_answer_cmd};
 use crate::api::{ChallengeView, VerdictView};
 use crate::keyfile::{self, KeyKind};
 
@@ -294,23 +292,8 @@ pub(super) fn solve(
 
 fn answer(view: &ChallengeView, answer_cmd: Option<&str>) -> anyhow::Result<Vec<u8>> {
     if let Some(cmd) = answer_cmd {
-        let mut child = Command::new("sh")
-            .args(["-c", cmd])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
-        let prompt =
-            serde_json::to_vec(&json!({ "challenge": view.challenge, "prompt": view.prompt }))?;
-        child.stdin.take().context("stdin")?.write_all(&prompt)?;
-        let out = child.wait_with_output()?;
-        if !out.status.success() {
-            bail!("--answer-cmd exited with {}", out.status);
-        }
-        return Ok(String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .as_bytes()
-            .to_vec());
+        let input = json!({ "challenge": view.challenge, "prompt": view.prompt });
+        return Ok(run_answer_cmd(cmd, &input)?.into_bytes());
     }
     let prompt = Prompt {
         family: view.prompt.family.clone(),
