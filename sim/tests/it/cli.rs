@@ -1,28 +1,49 @@
 //! The `hco sim` entry points as the binary calls them.
 
+use std::path::{Path, PathBuf};
+
 use hco_sim::cli::{SimCommand, execute};
 use hco_sim::engine::EngineKind;
 use hco_sim::scenario::EpsPick;
+
+/// Runs `scenario` (aggregate engine, two threads) into `out` with the measured ε of
+/// `eps_from`; its summary.json.
+fn run_with_eps(
+    scenario: &str,
+    out: &Path,
+    seed: Option<u64>,
+    eps_from: PathBuf,
+    eps_pick: EpsPick,
+) -> serde_json::Value {
+    execute(SimCommand::Run {
+        scenario: crate::config(scenario),
+        out: out.to_owned(),
+        seed,
+        engine: EngineKind::Aggregate,
+        eps_from: Some(eps_from),
+        eps_pick,
+        threads: 2,
+    })
+    .unwrap_or_else(|e| panic!("{scenario}: {e:#}"));
+    let summary = std::fs::read(out.join("summary.json"))
+        .unwrap_or_else(|e| panic!("{scenario}: no summary.json: {e}"));
+    serde_json::from_slice(&summary).unwrap_or_else(|e| panic!("{scenario}: summary.json: {e}"))
+}
 
 #[test]
 fn run_writes_every_output_and_applies_measured_eps() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    execute(SimCommand::Run {
-        scenario: crate::config("small.toml"),
-        out: out.clone(),
-        seed: Some(5),
-        engine: EngineKind::Aggregate,
-        eps_from: Some(crate::config("eps_measured.example.json")),
-        eps_pick: EpsPick::Point,
-        threads: 2,
-    })
-    .unwrap();
+    let summary = run_with_eps(
+        "small.toml",
+        &out,
+        Some(5),
+        crate::config("eps_measured.example.json"),
+        EpsPick::Point,
+    );
     for f in hco_sim::report::FILES {
         assert!(out.join(f).is_file(), "{f} missing");
     }
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["seed"], 5);
     assert_eq!(summary["eps_overrides"].as_array().unwrap().len(), 2);
     assert_eq!(
@@ -44,18 +65,7 @@ fn run_reads_the_attack_bench_and_can_take_the_upper_end_of_its_interval() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    execute(SimCommand::Run {
-        scenario: crate::config("small.toml"),
-        out: out.clone(),
-        seed: Some(5),
-        engine: EngineKind::Aggregate,
-        eps_from: Some(measured),
-        eps_pick: EpsPick::Upper,
-        threads: 2,
-    })
-    .unwrap();
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = run_with_eps("small.toml", &out, Some(5), measured, EpsPick::Upper);
     let o = &summary["eps_overrides"][0];
     assert_eq!(o["source"], "attack:tesseract");
     assert_eq!(o["to"], 0.0232);
@@ -71,19 +81,13 @@ fn run_reads_the_attack_bench_and_can_take_the_upper_end_of_its_interval() {
 #[test]
 fn the_strongest_measured_attackers_keep_bots_active_without_a_presence_step() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    execute(SimCommand::Run {
-        scenario: crate::config("automation.toml"),
-        out: out.clone(),
-        seed: None,
-        engine: EngineKind::Aggregate,
-        eps_from: Some(crate::config("eps_strongest.json")),
-        eps_pick: EpsPick::Point,
-        threads: 2,
-    })
-    .unwrap();
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = run_with_eps(
+        "automation.toml",
+        &tmp.path().join("out"),
+        None,
+        crate::config("eps_strongest.json"),
+        EpsPick::Point,
+    );
     let families: Vec<&str> = summary["eps_overrides"]
         .as_array()
         .unwrap()
