@@ -175,11 +175,17 @@ fn run_answer_cmd(cmd: &str, input: &Value) -> anyhow::Result<String> {
         .stdout(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run --answer-cmd `{cmd}`"))?;
-    child
+    let written = child
         .stdin
         .take()
         .context("stdin")?
-        .write_all(&serde_json::to_vec(input)?)?;
+        .write_all(&serde_json::to_vec(input)?);
+    // A command that answers without reading its input (or exits first) closes the pipe:
+    // that is its choice, not an error; its exit status and output decide.
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
+    }
     let out = child.wait_with_output()?;
     if !out.status.success() {
         bail!("--answer-cmd exited with {}", out.status);
@@ -264,5 +270,11 @@ mod tests {
         assert_eq!(answer, r#"got {"prompt":{"text":"two"}}"#);
         let err = run_answer_cmd("exit 3", &input).unwrap_err();
         assert!(err.to_string().contains("exited with"), "{err}");
+        // A command that never reads stdin still answers, whenever it closes the pipe.
+        for _ in 0..20 {
+            assert_eq!(run_answer_cmd("echo 42", &input).unwrap(), "42");
+            let err = run_answer_cmd("exec 0<&-; exit 3", &input).unwrap_err();
+            assert!(err.to_string().contains("exited with"), "{err}");
+        }
     }
 }
