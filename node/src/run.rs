@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hco_challenges::Registry;
-use hco_oracle::admission_game::{AdmissionGame, GameParams, WindowSets};
+use hco_oracle::admission_game::{AdmissionGame, GameParams, Share, WindowSets};
 use hco_oracle::{Clock, Ledger, NodeId, Oracle, SystemClock};
 use serde_json::json;
 
@@ -233,6 +233,7 @@ fn admission_game(
         max_sessions_per_identity: a.max_sessions_per_identity,
         credential_ttl_ms: a.credential_ttl.as_millis() as u64,
     };
+    let share = game_share(network, &hco_oracle::NodeId(key.verifying_key().to_bytes()));
     AdmissionGame::new(
         params,
         key.clone(),
@@ -241,8 +242,21 @@ fn admission_game(
             schedule: corpus.schedule.clone(),
             genesis_ms: network.genesis_ms,
             window_ms: network.window_ms,
+            share,
         },
     )
+}
+
+/// The share of each window's game questions `me` shows: a member's position in the committee,
+/// so that the committee together shows a question to one failed session a window; a gateway
+/// outside the committee (whose credentials no member's verifier pins) shows them all.
+fn game_share(network: &hco_oracle::NetworkParams, me: &hco_oracle::NodeId) -> Share {
+    network
+        .committee
+        .iter()
+        .position(|m| m == me)
+        .and_then(|i| Share::of(i, network.committee.len()))
+        .unwrap_or_default()
 }
 
 /// Writes `node.json` into the data directory: how tools and tests find a running node
@@ -274,4 +288,21 @@ async fn wait_for_signal() {
         }
     }
     let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use hco_oracle::testing::{key, node_id, params_for};
+
+    use super::*;
+
+    #[test]
+    fn each_member_shows_the_share_of_its_place_and_an_outsider_all() {
+        let members: Vec<_> = (1..=4).map(|n| node_id(&key(n))).collect();
+        let network = params_for(&members);
+        for (i, m) in members.iter().enumerate() {
+            assert_eq!(game_share(&network, m), Share::of(i, 4).unwrap());
+        }
+        assert_eq!(game_share(&network, &node_id(&key(9))), Share::default());
+    }
 }

@@ -17,7 +17,9 @@
 //! per window, it refuses with `corpus_exhausted`. A question shown to a session that is not
 //! admitted (wrong, late, timed out or abandoned) is retired for the rest of the window, and a
 //! question is shown to one open session at a time ([`window`]), so no number of sessions or
-//! identities, in sequence or in parallel, looks twice at one question. The price: the game
+//! identities, in sequence or in parallel, looks twice at one question — at one member or
+//! across the committee: each member shows only its own share of the questions
+//! ([`share`]). The price: the game
 //! serves at once as many sessions as its window's sets have questions per part
 //! (`game_busy` beyond), and sessions that fail on purpose spend a window's questions
 //! (`game_sets_spent`) — a denial of the game, not of admission, paid in registered agent
@@ -25,7 +27,10 @@
 //!
 //! `now` and the RTT are parameters: nothing here reads a clock or a socket.
 
+#[cfg(test)]
+mod committee_tests;
 mod error;
+pub mod share;
 pub mod window;
 
 use std::collections::HashMap;
@@ -37,6 +42,7 @@ use hco_challenges::narrative::{Corpus, SessionPlan};
 use serde::{Deserialize, Serialize};
 
 pub use self::error::GameError;
+pub use self::share::Share;
 pub use self::window::WindowSets;
 use self::window::{NoQuestion, WindowLedger};
 use crate::{Admission, AdmissionCredential, Digest, NodeId, SessionStart, Timestamp, sign};
@@ -267,13 +273,19 @@ impl AdmissionGame {
             &start.nonce.0,
         ]);
         let seed = Seed(self.keyed(&[b"plan", &id.0]).0);
-        let plan = match state.window.draw(&self.corpus, &seed, slice) {
+        let plan = match state
+            .window
+            .draw(&self.corpus, &seed, slice, &self.sets.share)
+        {
             Ok(plan) => plan,
             Err(none) => {
                 state.window.uncount_start(&start.identity);
                 return Err(match none {
                     NoQuestion::Spent => GameError::SetsSpent { t: current },
                     NoQuestion::Busy => GameError::Busy,
+                    NoQuestion::NotHere => GameError::NotHere {
+                        members: self.sets.share.members,
+                    },
                 });
             }
         };

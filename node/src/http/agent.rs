@@ -30,6 +30,7 @@ impl From<GameError> for ApiError {
             | GameError::NoCorpus
             | GameError::SetsSpent { .. }
             | GameError::Busy
+            | GameError::NotHere { .. }
             | GameError::CorpusExhausted { .. } => StatusCode::SERVICE_UNAVAILABLE,
             GameError::TooManySessions { .. } | GameError::IdentityLimit { .. } => {
                 StatusCode::TOO_MANY_REQUESTS

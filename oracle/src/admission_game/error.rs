@@ -77,6 +77,15 @@ pub enum GameError {
         /// The current window.
         t: u64,
     },
+    /// This member's share of the window's game questions misses a whole part: it serves no
+    /// session this window ([`super::Share`]).
+    #[error(
+        "this member's share of the window's game questions (one of {members} members) makes no session; start the session at another member"
+    )]
+    NotHere {
+        /// The committee's size.
+        members: u32,
+    },
     /// Every unretired question of the window's game sets is shown to an open session now.
     #[error("every question this window has left is in a session now; retry shortly")]
     Busy,
@@ -106,6 +115,7 @@ impl GameError {
         "identity_session_limit",
         "game_sets_spent",
         "game_busy",
+        "game_not_here",
     ];
 
     /// The stable snake_case code.
@@ -127,6 +137,7 @@ impl GameError {
             GameError::IdentityLimit { .. } => "identity_session_limit",
             GameError::SetsSpent { .. } => "game_sets_spent",
             GameError::Busy => "game_busy",
+            GameError::NotHere { .. } => "game_not_here",
         }
     }
 }

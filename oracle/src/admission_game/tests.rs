@@ -14,6 +14,7 @@ fn sets(reuse: bool, per_window: u32) -> WindowSets {
         schedule: SetSchedule::new(Corpus::embedded(), &RetiredSets::default(), schedule),
         genesis_ms: 0,
         window_ms: HOUR,
+        share: Share::default(),
     }
 }
 

@@ -4,7 +4,9 @@
 //! open session at a time, and a question shown to a session that was not admitted is never
 //! shown again in that window: the all-or-nothing verdict is never a second look at the same
 //! question, in sequence or in parallel; each question is met once, unseen, as in a one-shot
-//! reading. What an admitted session saw is shown again.
+//! reading. What an admitted session saw is shown again. A member draws only from its own
+//! share of the questions ([`Share`]), so across the committee too a question meets one failed
+//! session a window.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,6 +14,7 @@ use hco_challenges::Seed;
 use hco_challenges::narrative::{Corpus, SessionPlan, SetSchedule};
 
 use super::GameError;
+use super::share::Share;
 use crate::{IdentityId, Timestamp};
 
 /// Which sets the game may draw at a time: the network's set schedule and its windows.
@@ -23,6 +26,8 @@ pub struct WindowSets {
     pub genesis_ms: Timestamp,
     /// Window length.
     pub window_ms: u64,
+    /// This member's share of the game sets' questions.
+    pub share: Share,
 }
 
 impl WindowSets {
@@ -62,6 +67,8 @@ pub(super) enum NoQuestion {
     Spent,
     /// Some are only shown to open sessions now: retry when they end.
     Busy,
+    /// This member's share misses some part of every set: it serves no session this window.
+    NotHere,
 }
 
 fn questions(plan: &SessionPlan) -> impl Iterator<Item = Question> + '_ {
@@ -120,68 +127,64 @@ impl WindowLedger {
         self.retired.len()
     }
 
-    /// Draws a plan from `ids` by `seed` among the questions neither retired nor shown now: a
-    /// set with such a question in every part, then one per part. The plan's questions are
-    /// busy until [`WindowLedger::end`].
+    /// Draws a plan from `ids` by `seed` among this member's questions neither retired nor
+    /// shown now: a set with such a question in every part, then one per part. The plan's
+    /// questions are busy until [`WindowLedger::end`].
     pub(super) fn draw(
         &mut self,
         corpus: &Corpus,
         seed: &Seed,
         ids: &[String],
+        share: &Share,
     ) -> Result<SessionPlan, NoQuestion> {
-        let (plan, busy) = self.sample(corpus, seed, ids, true);
-        let plan = match plan {
-            Some(plan) => plan,
-            None if busy => return Err(NoQuestion::Busy),
-            None => return Err(NoQuestion::Spent),
-        };
-        self.busy.extend(questions(&plan));
-        Ok(plan)
-    }
-
-    /// The plan, and whether a question kept only by `busy` would have given one.
-    fn sample(
-        &self,
-        corpus: &Corpus,
-        seed: &Seed,
-        ids: &[String],
-        skip_busy: bool,
-    ) -> (Option<SessionPlan>, bool) {
-        let open = |q: &Question| {
-            let shut = self.retired.contains(q) || (skip_busy && self.busy.contains(q));
-            !shut
-        };
-        let candidates: Vec<(&String, [Vec<usize>; 3])> = ids
-            .iter()
-            .filter_map(|id| {
-                let set = corpus.get(id)?;
-                let mut open_per_part: [Vec<usize>; 3] = Default::default();
-                for (part, open_qs) in open_per_part.iter_mut().enumerate() {
-                    let n = set.parts.get(part)?.questions.len();
-                    *open_qs = (0..n).filter(|&q| open(&(id.clone(), part, q))).collect();
-                    if open_qs.is_empty() {
-                        return None;
-                    }
-                }
-                Some((id, open_per_part))
-            })
-            .collect();
-        let mut s = seed.derive("narrative session").stream();
-        let Some((id, open_per_part)) =
-            candidates.get(s.below(candidates.len().max(1) as u64) as usize)
-        else {
-            // Would the sets give a session once the open ones end?
-            let busy = skip_busy && self.sample(corpus, seed, ids, false).0.is_some();
-            return (None, busy);
-        };
-        let mut questions = [0usize; 3];
-        for (q, open_qs) in questions.iter_mut().zip(open_per_part) {
-            *q = open_qs[s.below(open_qs.len() as u64) as usize];
+        let open_now = |q: &Question| !self.retired.contains(q) && !self.busy.contains(q);
+        if let Some(plan) = sample(corpus, seed, ids, share, open_now) {
+            self.busy.extend(questions(&plan));
+            return Ok(plan);
         }
-        let plan = SessionPlan {
-            set_id: (*id).clone(),
-            questions,
-        };
-        (Some(plan), false)
+        // Why not: would one come once the open sessions end, or in another window?
+        if sample(corpus, seed, ids, share, |q| !self.retired.contains(q)).is_some() {
+            Err(NoQuestion::Busy)
+        } else if sample(corpus, seed, ids, share, |_| true).is_some() {
+            Err(NoQuestion::Spent)
+        } else {
+            Err(NoQuestion::NotHere)
+        }
     }
+}
+
+/// A plan from `ids` by `seed` among the questions of `share` that are `open`.
+fn sample(
+    corpus: &Corpus,
+    seed: &Seed,
+    ids: &[String],
+    share: &Share,
+    open: impl Fn(&Question) -> bool,
+) -> Option<SessionPlan> {
+    let open = |q: &Question| share.holds(&q.0, q.1, q.2) && open(q);
+    let candidates: Vec<(&String, [Vec<usize>; 3])> = ids
+        .iter()
+        .filter_map(|id| {
+            let set = corpus.get(id)?;
+            let mut open_per_part: [Vec<usize>; 3] = Default::default();
+            for (part, open_qs) in open_per_part.iter_mut().enumerate() {
+                let n = set.parts.get(part)?.questions.len();
+                *open_qs = (0..n).filter(|&q| open(&(id.clone(), part, q))).collect();
+                if open_qs.is_empty() {
+                    return None;
+                }
+            }
+            Some((id, open_per_part))
+        })
+        .collect();
+    let mut s = seed.derive("narrative session").stream();
+    let (id, open_per_part) = candidates.get(s.below(candidates.len().max(1) as u64) as usize)?;
+    let mut questions = [0usize; 3];
+    for (q, open_qs) in questions.iter_mut().zip(open_per_part) {
+        *q = open_qs[s.below(open_qs.len() as u64) as usize];
+    }
+    Some(SessionPlan {
+        set_id: (*id).clone(),
+        questions,
+    })
 }
