@@ -8,7 +8,7 @@
 # `scripts/test.sh --long` runs the few long tests the first command leaves out (listed in
 # `long` below): statistical ones (completeness at a person's pace over twenty challenges in
 # Chromium for two families and eight attention streams, attackers' first-try rates over HTTP
-# and the attention frame reader's offline one, the one-person bound over a whole window) and
+# and the attention frame reader's offline one, the one-person bound over a whole window, alone and with a malicious member) and
 # three devnets of faults whose rules the first command checks in the oracle's own tests and
 # whose code paths its other devnets run (a member stopped then catching up, a late
 # certificate, a reveal to one member). Every module they exercise is also covered by a shorter test of the
@@ -29,6 +29,7 @@ long='test(=browser_interactive::devnet_browser_interactive_person_clicks_both_p
   | test(=attack::attention::cv::tests::frame_cv_offline_rate_is_low)
   | test(=attack_visual::visual_attackers_fail_over_http)
   | test(=attack_one_person::one_person_attacker_is_bounded)
+  | test(=attack_one_person::one_person_with_a_malicious_member_is_bounded_by_the_member_bound)
   | test(=devnet::devnet_certifies_without_a_stopped_node_which_then_catches_up)
   | test(=byzantine::late::devnet_byzantine_member_cannot_change_a_certified_window)
   | test(=byzantine::reveal::devnet_byzantine_reveal_to_one_member_counts_at_every_member)'

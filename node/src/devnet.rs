@@ -337,7 +337,7 @@ pub fn spawn(config: &Path, log: &Path) -> anyhow::Result<u32> {
 }
 
 /// [`spawn`] with extra arguments to `hco node run`.
-fn spawn_with(config: &Path, log: &Path, extra: &[&str]) -> anyhow::Result<u32> {
+pub fn spawn_with(config: &Path, log: &Path, extra: &[&str]) -> anyhow::Result<u32> {
     let exe = std::env::current_exe()?;
     let log_file = std::fs::OpenOptions::new()
         .create(true)

@@ -7,8 +7,9 @@
 //! members leave everything it vouches for out of the certified active set and name it in the
 //! evidence. It is off unless the flag is given, and refused (the node does not start) unless
 //! the config looks like a local test network: the HTTP gateway and every libp2p listen address
-//! on 127.0.0.0/8 and windows of at most a minute. A node running it logs so at start and every
-//! window, and says so in `/healthz` (`unsafe_byzantine`).
+//! on 127.0.0.0/8 and windows of at most two minutes (room for production's 26 s of beats in
+//! the one-person bench). A node running it logs so at start and every window, and says so in
+//! `/healthz` (`unsafe_byzantine`).
 //!
 //! The faults (comma-separated, or `all`):
 //! - `wrong-answers`: responses sent to this node are accepted without any check (sealed and
@@ -35,6 +36,10 @@
 //!   the answer to the first member that asks for the window's reveals, and no other — the
 //!   reveal that would once have split the honest members' exclusion lists
 //!   (hco_oracle::relay).
+//! - `stretch-prompts` (not part of `all`): the touch prompts the member issues are served from
+//!   their beat's start and accepted up to a relay round past their deadline, dated inside
+//!   their bounds (see [`stretch`]): what one member can give a person it colludes with,
+//!   without evidence. It acts in every window.
 //!
 //! The kinds that honest members reject on receipt (backdated, impersonating) are sent once per
 //! process, fewer than the strikes that get a peer banned: the test looks at what the committee
@@ -43,6 +48,7 @@
 
 mod forge;
 mod own_sybils;
+pub mod stretch;
 mod task;
 
 use std::collections::BTreeSet;
@@ -90,6 +96,8 @@ pub enum Fault {
     OwnSybils,
     /// Reveal each window to the first member that asks, and to no other.
     RevealToOne,
+    /// Serve its touch prompts from their beat's start and accept them up to a relay round late.
+    StretchPrompts,
 }
 
 impl Fault {
@@ -103,7 +111,7 @@ impl Fault {
         Fault::Frame,
     ];
     /// The faults `all` leaves out: each is named on its own.
-    const BY_NAME_ONLY: [Fault; 2] = [Fault::OwnSybils, Fault::RevealToOne];
+    const BY_NAME_ONLY: [Fault; 3] = [Fault::OwnSybils, Fault::RevealToOne, Fault::StretchPrompts];
 
     /// Every fault: `all`'s and the ones named on their own.
     fn known() -> impl Iterator<Item = Fault> {
@@ -122,6 +130,7 @@ impl Fault {
             Fault::Frame => "frame",
             Fault::OwnSybils => "own-sybils",
             Fault::RevealToOne => "reveal-to-one",
+            Fault::StretchPrompts => "stretch-prompts",
         }
     }
 }
@@ -170,9 +179,9 @@ pub fn refuse_production(config: &Config) -> anyhow::Result<()> {
             problems.push(format!("p2p.listen {addr} is not on 127.0.0.0/8"));
         }
     }
-    if config.network.window > Duration::from_secs(60) {
+    if config.network.window > Duration::from_secs(120) {
         problems.push(format!(
-            "network.window {:?} is longer than a test network's (60 s at most)",
+            "network.window {:?} is longer than a test network's (120 s at most)",
             config.network.window
         ));
     }
@@ -241,7 +250,16 @@ struct Hook;
 
 impl FaultHook for Hook {
     fn replace_verification<'a>(&'a self, node: &'a Node, response: &'a Response) -> Replaced<'a> {
-        Box::pin(accept_unchecked(node, response))
+        Box::pin(async move {
+            match accept_unchecked(node, response).await {
+                Some(reply) => Some(reply),
+                None => stretch::verify_stretched(node, response).await,
+            }
+        })
+    }
+
+    fn serve_early(&self, node: &Node, opens_at: u64, now: u64) -> Option<u64> {
+        stretch::serve_early(node, opens_at, now)
     }
 
     fn withholds_reveal(&self, t: u64) -> bool {
@@ -300,6 +318,11 @@ mod tests {
             [Fault::Mint, Fault::Equivocate].into()
         );
         assert_eq!(parse("all").unwrap().len(), Fault::ALL.len());
+        assert!(!parse("all").unwrap().contains(&Fault::StretchPrompts));
+        assert_eq!(
+            parse("stretch-prompts").unwrap(),
+            [Fault::StretchPrompts].into()
+        );
         assert!(parse("mint,fly").is_err());
         assert!(parse(" , ").is_err());
     }

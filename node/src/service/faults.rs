@@ -26,6 +26,12 @@ pub trait FaultHook: Send + Sync + 'static {
         Box::pin(async { None })
     }
 
+    /// The moment to issue a challenge at, instead of `now`, when the step opens only at
+    /// `opens_at`; `None`: `step_not_open`.
+    fn serve_early(&self, _node: &Node, _opens_at: u64, _now: u64) -> Option<u64> {
+        None
+    }
+
     /// Whether this node keeps its reveal of window `t` out of gossip.
     fn withholds_reveal(&self, _t: u64) -> bool {
         false

@@ -308,12 +308,20 @@ impl Node {
             },
         };
         let earlier = self.earlier_tries(&req.request().body).await?;
-        let now = self.now();
-        let outcome = if earlier.is_empty() {
-            self.oracle.issue_checked(&req, now)?
-        } else {
-            self.oracle.issue_after(&req, now, &earlier)?
+        let issue_at = |now| {
+            if earlier.is_empty() {
+                self.oracle.issue_checked(&req, now)
+            } else {
+                self.oracle.issue_after(&req, now, &earlier)
+            }
         };
+        let now = self.now();
+        let mut outcome = issue_at(now)?;
+        if let Err(Reason::StepNotOpen { opens_at }) = outcome
+            && let Some(at) = self.faults().serve_early(self, opens_at, now)
+        {
+            outcome = issue_at(at)?;
+        }
         Ok(match outcome {
             Ok(issued) => {
                 let family = issued.prompt.family.clone();

@@ -3,12 +3,16 @@
 //! own key, a shorter window and slot), registers a dozen identities with one credential each
 //! on one key, answers every cognitive step from the answer key, and has one person touch the
 //! prompts one at a time. The person keeps at least one identity and no more than the touch
-//! bound allows.
+//! bound allows — alone against the node, and against a committee of four whose last member
+//! colludes with the person (`--malicious-member`).
+
+use serde_json::Value;
 
 use crate::support::hco;
 
-#[test]
-fn one_person_attacker_is_bounded() {
+/// Runs the bench on production's ceremony in a 100 s window with `extra` arguments; its
+/// `one_person` report.
+fn bench(extra: &[&str]) -> Value {
     let out = hco()
         .args([
             "bench",
@@ -28,20 +32,29 @@ fn one_person_attacker_is_bounded() {
             "--slot",
             "40s",
         ])
+        .args(extra)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    let v: serde_json::Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
+    let mut v: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    let r = &v["one_person"];
+    let r = v["one_person"].take();
     eprintln!("{r}");
-    let n = |field: &str| {
-        r[field]
-            .as_u64()
-            .unwrap_or_else(|| panic!("no {field}: {r}"))
-    };
+    r
+}
+
+fn n(r: &Value, field: &str) -> u64 {
+    r[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {field}: {r}"))
+}
+
+#[test]
+fn one_person_attacker_is_bounded() {
+    let r = &bench(&[]);
+    let n = |field: &str| n(r, field);
     assert_eq!((n("held"), n("windows"), n("touch_ms")), (12, 1, 1000));
 
     // The bound B·(J + r)/(m·touch) of the ceremony the node ran: B beats that may carry a
@@ -73,7 +86,7 @@ fn one_person_attacker_is_bounded() {
         .as_object()
         .unwrap_or_else(|| panic!("{r}"))
         .values()
-        .filter_map(serde_json::Value::as_u64)
+        .filter_map(Value::as_u64)
         .sum();
     assert_eq!(active + losses, 12, "{r}");
     assert!(r["losses_by_code"].get("harness_error").is_none(), "{r}");
@@ -86,4 +99,55 @@ fn one_person_attacker_is_bounded() {
     for (family, a) in r["cognitive"].as_object().unwrap_or_else(|| panic!("{r}")) {
         assert_eq!(a["accepted"], a["answered"], "{family}: {r}");
     }
+}
+
+/// A committee of four whose last member serves its prompts from their beat's start and accepts
+/// them up to a relay round late (`stretch-prompts`), with no evidence: the person keeps more
+/// than alone, at most `(B·(J + r) + Δ)/(m·touch)`, and the window is still certified.
+#[test]
+fn one_person_with_a_malicious_member_is_bounded_by_the_member_bound() {
+    let r = &bench(&["--committee", "4", "--malicious-member"]);
+    let n = |field: &str| n(r, field);
+    assert_eq!((n("held"), n("committee")), (12, 4));
+    assert_eq!(r["malicious_member"], true, "{r}");
+    let w = &r["by_window"][0];
+    assert_eq!(
+        w["certified"], true,
+        "the honest members certify the window: {r}"
+    );
+    // The fault leaves nothing to accuse the member of.
+    assert_eq!(
+        (w["evidence"].as_u64(), w["excluded_members"].as_u64()),
+        (Some(0), Some(0)),
+        "{r}"
+    );
+    let c = &r["ceremony"];
+    let get = |field: &str| {
+        c[field]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {field}: {r}"))
+    };
+    let (b, m, reaction, jitter) = (
+        get("beats"),
+        get("prompt_steps"),
+        get("reaction_ms"),
+        get("prompt_jitter_ms"),
+    );
+    let bound = r["member_touch_bound"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(
+        bound > (b * (jitter + reaction)) as f64 / (m * 1000) as f64,
+        "{r}"
+    );
+    let active = n("active");
+    assert!(active >= 1, "a person keeps at least one identity: {r}");
+    assert!(
+        active as f64 <= bound.floor(),
+        "{active} active is more than the member bound {bound}: {r}"
+    );
+    // Twelve identities overload one person, who touches the member's prompts last (they are
+    // due a relay round later): some are answered past their deadline, and still count.
+    assert!(r["prompts"]["stretched"].as_u64().unwrap_or(0) >= 1, "{r}");
+    assert!(r["losses_by_code"].get("harness_error").is_none(), "{r}");
 }

@@ -50,6 +50,10 @@ pub struct MemberBound {
     pub monte_carlo: Option<TouchMonteCarlo>,
     /// That try (`None`: a uniform one per identity-window served it best).
     pub monte_carlo_member_try: Option<u32>,
+    /// The Monte Carlo with the member issuing a uniformly drawn try of each identity-window:
+    /// what a committee rotating its issuers gives when the keys were not ground for a try
+    /// (`hco bench attack --one-person --malicious-member` plays this case).
+    pub monte_carlo_uniform_try: Option<TouchMonteCarlo>,
     /// What the figure assumes.
     pub note: String,
 }
@@ -88,7 +92,7 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
         })
         .collect();
     // The member's try matters only where it serves a prompt: those tries, and a uniform one.
-    let best = std::iter::once(None)
+    let runs: Vec<(Option<u32>, TouchMonteCarlo)> = std::iter::once(None)
         .chain(beats.tries.iter().map(|(j, _)| Some(*j)))
         .filter_map(|try_index| {
             let member = Member {
@@ -98,6 +102,13 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
             touch_monte_carlo_with(inputs, beats, touch_s, capacity, Some(member))
                 .map(|mc| (try_index, mc))
         })
+        .collect();
+    let monte_carlo_uniform_try = runs
+        .iter()
+        .find(|(try_index, _)| try_index.is_none())
+        .map(|(_, mc)| mc.clone());
+    let best = runs
+        .into_iter()
         .max_by_key(|(_, mc)| mc.identities_per_person);
     let (monte_carlo_member_try, monte_carlo) = match best {
         Some((try_index, mc)) => (try_index, Some(mc)),
@@ -112,6 +123,7 @@ pub fn one_member(inputs: &CeremonyInputs, beats: &Beats, touch_s: f64) -> Optio
         with_colluders,
         monte_carlo,
         monte_carlo_member_try,
+        monte_carlo_uniform_try,
         note: format!(
             "one member answering every cognitive step of its sybils and issuing any of their \
              prompts: each prompt carries another member's witness of its beat and reaches the \

@@ -155,6 +155,15 @@ pub struct AttackArgs {
     /// lapse (`--one-person`; the simulator's `served`); by default all of them.
     #[arg(long)]
     pub serve: Option<u64>,
+    /// Members of the bench's committee (`--one-person`): 1 runs the node alone; more start a
+    /// committee of node processes, the person talking to the first.
+    #[arg(long, default_value_t = 1)]
+    pub committee: usize,
+    /// The last member colludes with the person (`--one-person`, `--committee` ≥ 2): it serves
+    /// its touch prompts from their beat's start and accepts them up to a relay round late
+    /// (`--unsafe-byzantine stretch-prompts`; a build with the `unsafe-byzantine` feature).
+    #[arg(long)]
+    pub malicious_member: bool,
     /// Run only the admission-game oracle attacker against `narrative_chain` (`--families
     /// narrative_chain`): it learns answers from game sessions' verdicts, then plays fresh
     /// admissions and `--tries` per-window challenges with what it learnt.
@@ -346,6 +355,8 @@ fn run_one_person(args: &AttackArgs) -> anyhow::Result<()> {
         slot: args.slot,
         schedule: args.schedule,
         serve: args.serve,
+        committee: args.committee,
+        malicious_member: args.malicious_member,
     };
     let report = serde_json::json!({ "one_person": one_person::run(&prod, &opts)? });
     if args.json {

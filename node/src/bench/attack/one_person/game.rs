@@ -1,6 +1,7 @@
 //! One window's play: every identity asks for its steps in turn, the model answers the
 //! cognitive ones and the person touches the prompts.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -8,8 +9,9 @@ use std::time::Duration;
 use ed25519_dalek::SigningKey;
 use hco_challenges::presence::{Passkey, Presence};
 use hco_challenges::{Class, Registry};
+use hco_oracle::secret::issuers_of;
 use hco_oracle::{
-    Clock, Digest, IdentityId, NetworkParams, Profile, Response, SignedRequest, SystemClock,
+    Clock, Digest, IdentityId, NetworkParams, NodeId, Profile, Response, SignedRequest, SystemClock,
 };
 
 use super::person::Person;
@@ -32,7 +34,12 @@ pub(super) struct Game<'a> {
     pub(super) device: &'a Device,
     pub(super) person: &'a Person,
     pub(super) tally: &'a Mutex<Tally>,
-    pub(super) w_t: Digest,
+    /// Every member's secret of the window (the model's stand-in regenerates answers).
+    pub(super) w_t: BTreeMap<NodeId, Digest>,
+    /// The malicious member colluding with the person, if any.
+    pub(super) stretching: Option<NodeId>,
+    /// How far past a prompt's deadline that member accepts it, as the person counts it.
+    pub(super) stretch_ms: u64,
     pub(super) t: u64,
     pub(super) slot: Range<u64>,
     pub(super) closes_at: u64,
@@ -110,7 +117,18 @@ impl Game<'_> {
             let view: ChallengeView = match reply.into_result() {
                 Ok(view) => view,
                 Err((code, _)) if code == "step_not_open" && opens_at < self.closes_at => {
-                    sleep_until(opens_at.max(SystemClock.now() + 1) + 1);
+                    // The colluding member serves its prompts from the beat's start.
+                    let early = if self.stretched(&id, j) {
+                        self.params.prompt_jitter_ms
+                    } else {
+                        0
+                    };
+                    sleep_until(opens_at.saturating_sub(early).max(SystemClock.now() + 1) + 1);
+                    continue;
+                }
+                // Asked as the beat begins, before the witness reached the issuer.
+                Err((code, _)) if code == "no_slot_witness" => {
+                    std::thread::sleep(Duration::from_millis(50));
                     continue;
                 }
                 Err((code, _)) => {
@@ -131,21 +149,30 @@ impl Game<'_> {
                 if !served {
                     self.tally().prompts.unserved += 1;
                 }
-                if served && self.person.ask(deadline, who, passed, spares_left) {
+                let due = if Some(c.issuer) == self.stretching {
+                    deadline + self.stretch_ms
+                } else {
+                    deadline
+                };
+                if served && self.person.ask(due, who, passed, spares_left) {
                     let assertion =
                         self.device
                             .assert(self.presence, &c.challenge_id().0, passkey)?;
                     sleep_until(floor);
+                    let late = SystemClock.now() > deadline;
                     let verdict = self.respond(key, view.challenge.clone(), assertion)?;
-                    self.tally().prompts.accepted += u64::from(verdict.is_none());
+                    let mut tally = self.tally();
+                    tally.prompts.accepted += u64::from(verdict.is_none());
+                    tally.prompts.stretched += u64::from(verdict.is_none() && late);
                     verdict
                 } else {
                     // Not answered: it expires (a try used) before the next may be asked.
-                    sleep_until(deadline + 1);
+                    sleep_until(due + 1);
                     Some("challenge_expired".to_owned())
                 }
             } else {
-                let answer = self.model_answer(&id, j, &family)?;
+                let answer =
+                    self.model_answer(&view.challenge.challenge.issuer, &id, j, &family)?;
                 sleep_until(floor);
                 let verdict = self.respond(key, view.challenge.clone(), answer)?;
                 let mut tally = self.tally();
@@ -168,7 +195,17 @@ impl Game<'_> {
 
     /// The model's answer to challenge `j` of `id`: the family's reference answer from the
     /// regenerated answer key.
-    fn model_answer(&self, id: &IdentityId, j: u32, family: &str) -> anyhow::Result<Vec<u8>> {
+    fn model_answer(
+        &self,
+        issuer: &NodeId,
+        id: &IdentityId,
+        j: u32,
+        family: &str,
+    ) -> anyhow::Result<Vec<u8>> {
+        let w_t = self
+            .w_t
+            .get(issuer)
+            .ok_or_else(|| anyhow::anyhow!("challenge ({}, {j}) from a stranger", self.t))?;
         let profile = Profile {
             class: Class::Human,
             visual_opt_out: false,
@@ -176,7 +213,7 @@ impl Game<'_> {
         let (config, generated) = hco_oracle::derive_challenge(
             self.params,
             self.registry,
-            &self.w_t,
+            w_t,
             profile,
             id,
             self.t,
@@ -188,6 +225,12 @@ impl Game<'_> {
             .get(&config.name)
             .and_then(|f| f.reference_answer(&generated.key))
             .ok_or_else(|| anyhow::anyhow!("family `{family}` has no reference answer"))
+    }
+
+    /// Whether try `j` of `id` is the colluding member's to issue.
+    fn stretched(&self, id: &IdentityId, j: u32) -> bool {
+        self.stretching
+            .is_some_and(|m| issuers_of(self.params, id, self.t, j).first() == Some(&m))
     }
 
     /// Signs and sends `answer`; `None` if accepted, else the refusal code.

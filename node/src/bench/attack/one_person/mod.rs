@@ -25,11 +25,15 @@
 //! the simulator's mean for the same ceremony, touch time and number held
 //! (`hco_sim::bound::model_solves`, `active_by_held`).
 
+mod committee;
 mod game;
 mod person;
 mod report;
 
+pub use committee::WindowOutcome;
 pub use report::{Ceremony, OnePerson, Options, Prompts, Schedule, SimFigure};
+
+use committee::Members;
 
 use game::{Game, sleep_until};
 use person::Person;
@@ -43,15 +47,14 @@ use std::time::{Duration, Instant};
 use ed25519_dalek::SigningKey;
 use hco_challenges::presence::{AttestationMode, Passkey, Presence};
 use hco_challenges::{Class, Registry};
-use hco_oracle::secret::{node_secret, window_secret};
-use hco_oracle::{Clock, IdentityId, NetworkParams, SignedEnrolment, SlotMode, Step, SystemClock};
-use serde_json::Value;
+use hco_oracle::{
+    Clock, IdentityId, NetworkParams, SignedEnrolment, SignedRegister, SlotMode, Step, SystemClock,
+};
 
 use crate::attack::stats::{Z95, wilson};
 use crate::bench::attack::device::Device;
 use crate::bench::attack::local::LocalNode;
 use crate::config::Config;
-use crate::keyfile::{self, KeyKind};
 
 const MODEL: &str = "every cognitive step answered right from the answer key: the bench holds the node's key, regenerates the challenge (derive_challenge) and sends the family's reference answer (attention: the key's sealed log, no stream played; interactive_reasoning: both stages in one final answer) as soon as the family's min_solve has passed since issue";
 
@@ -98,39 +101,55 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
     // Registration (its proof of work) and enrolment come before the slot: leave them time.
     // The slot opens as soon after that as a genesis near now allows.
     let setup = Duration::from_secs(12) + Duration::from_millis(150 * opts.identities);
-    let node = LocalNode::start(config, |config, me| {
-        let mut found = Err(anyhow::anyhow!("no lead tried"));
-        for more in [10, 20, 40, 90] {
-            let lead = setup..setup + Duration::from_secs(more);
-            found = super::local::genesis_with_slot_soon(config, me, &probe, lead);
-            if found.is_ok() {
-                break;
+    let members = Members::start(
+        config,
+        opts.committee,
+        opts.malicious_member,
+        |config, me| {
+            let mut found = Err(anyhow::anyhow!("no lead tried"));
+            for more in [10, 20, 40, 90] {
+                let lead = setup..setup + Duration::from_secs(more);
+                found = super::local::genesis_with_slot_soon(config, me, &probe, lead);
+                if found.is_ok() {
+                    break;
+                }
             }
-        }
-        found
-    })?;
+            found
+        },
+    )?;
+    let node = members.gateway();
     let params: NetworkParams =
         serde_json::from_value(node.gateway.get("/v1/params")?.body["params"].take())
             .map_err(|e| anyhow::anyhow!("the node's parameters: {e}"))?;
     let registry = Registry::builtin();
-    let node_key = keyfile::read(&node.config.node.key_file, KeyKind::NodeKey)?;
     let presence = Presence::new(params.presence.clone()).map_err(anyhow::Error::msg)?;
     let ceremony = ceremony(&node.config, &params, &registry)?;
-    let sim = sim_figure(&params, &registry, opts.touch_ms, opts.identities);
+    let sim = sim_figure(
+        &params,
+        &registry,
+        opts.touch_ms,
+        opts.identities,
+        opts.malicious_member,
+    );
 
     eprintln!(
         "one person: registering {} identities and enrolling a credential for each",
         keys.len()
     );
-    let passkeys = enrol_all(&node, &keys, &presence, &device)?;
+    let passkeys = enrol_all(&members.nodes, &keys, &presence, &device)?;
+    let ids: Vec<IdentityId> = keys
+        .iter()
+        .map(|k| IdentityId(k.verifying_key().to_bytes()))
+        .collect();
+    members.wait_known(&ids, Duration::from_secs(60))?;
 
     let person = Person::new(opts);
     let tally = Mutex::new(Tally::default());
-    let mut active_by_window = Vec::new();
+    let mut outcomes = Vec::new();
     let mut late_ms = Vec::new();
     let mut previous: Option<u64> = None;
     for _ in 0..opts.windows {
-        let (t, slot, closes_at) = next_slot(&node, &params, &probe, previous)?;
+        let (t, slot, closes_at) = next_slot(node, &params, &probe, previous)?;
         let late = SystemClock.now().saturating_sub(slot.start);
         late_ms.push(late);
         eprintln!(
@@ -138,31 +157,40 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
             slot.start.saturating_sub(SystemClock.now()) / 1000
         );
         let game = Game {
-            node: &node,
+            node,
             params: &params,
             registry: &registry,
             presence: &presence,
             device: &device,
             person: &person,
             tally: &tally,
-            w_t: window_secret(&node_secret(&node_key), t),
+            w_t: members.secrets(t),
+            stretching: members.stretching,
+            stretch_ms: committee::stretch_ms(&params),
             t,
             slot: slot.clone(),
             closes_at,
             serve: opts.serve.map_or(keys.len(), |k| k as usize),
         };
         game.play(&keys, &passkeys);
-        let w = node.gateway.get(&format!("/v1/windows/{t}"))?.body;
-        let active = w["active_count_local"]
-            .as_u64()
-            .ok_or_else(|| anyhow::anyhow!("the node did not report window {t}: {w}"))?;
-        eprintln!("one person: window {t}: {active} of {} active", keys.len());
-        active_by_window.push(active);
+        let outcome = members.outcome(&params, t, Duration::from_secs(60))?;
+        eprintln!(
+            "one person: window {t}: {} of {} active{}",
+            outcome.active,
+            keys.len(),
+            if outcome.certified {
+                " (certified)"
+            } else {
+                ""
+            }
+        );
+        outcomes.push(outcome);
         previous = Some(t);
     }
 
     let tally = tally.into_inner().unwrap_or_else(|e| e.into_inner());
     let held = opts.identities;
+    let active_by_window: Vec<u64> = outcomes.iter().map(|o| o.active).collect();
     let active: u64 = active_by_window.iter().sum();
     let (low, high) = wilson(active, held * opts.windows, Z95);
     Ok(OnePerson {
@@ -180,6 +208,13 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
         touch_bound: f64::from(ceremony.beats)
             * (ceremony.prompt_jitter_ms + ceremony.reaction_ms) as f64
             / (f64::from(ceremony.prompt_steps.max(1)) * opts.touch_ms as f64),
+        member_touch_bound: (f64::from(ceremony.beats)
+            * (ceremony.prompt_jitter_ms + ceremony.reaction_ms) as f64
+            + params.relay_round_ms as f64)
+            / (f64::from(ceremony.prompt_steps.max(1)) * opts.touch_ms as f64),
+        committee: members.nodes.len() as u64,
+        malicious_member: members.stretching.is_some(),
+        by_window: outcomes,
         schedule: opts.schedule,
         served: opts.serve.map_or(held, |k| k.min(held)),
         prompts: Prompts {
@@ -234,16 +269,26 @@ fn ceremony(
 }
 
 /// The simulator's mean active identities when one person holds `held` identities in the
-/// ceremony of `params` at `touch_ms` per touch, a model answering the rest.
+/// ceremony of `params` at `touch_ms` per touch, a model answering the rest; with a malicious
+/// member issuing a uniformly drawn try of each identity-window when `malicious`.
 fn sim_figure(
     params: &NetworkParams,
     registry: &Registry,
     touch_ms: u64,
     held: u64,
+    malicious: bool,
 ) -> Option<SimFigure> {
     let inputs = hco_sim::bound::ceremony_of(params, registry).ok()?;
     let solves = hco_sim::bound::model_solves(&inputs, touch_ms);
-    let mc = solves.monte_carlo?;
+    let (mc, bound) = if malicious {
+        let member = solves.one_malicious_member?;
+        (
+            member.monte_carlo_uniform_try?,
+            Some(member.identities_per_person),
+        )
+    } else {
+        (solves.monte_carlo?, solves.identities_per_person)
+    };
     let row = mc
         .active_by_held
         .iter()
@@ -253,13 +298,14 @@ fn sim_figure(
         held: row.held,
         served: row.served,
         active: row.active,
-        identities_per_person: solves.identities_per_person,
+        identities_per_person: bound,
     })
 }
 
-/// Registers every identity and enrols a credential of `device` for each; their passkeys.
+/// Registers every identity and enrols a credential of `device` for each, at every member
+/// (gossip alone would do, once the members' mesh has formed); their passkeys.
 fn enrol_all(
-    node: &LocalNode,
+    nodes: &[LocalNode],
     keys: &[SigningKey],
     presence: &Presence,
     device: &Device,
@@ -274,7 +320,7 @@ fn enrol_all(
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|key| enrol_one(node, key, presence, device))
+                        .map(|key| enrol_one(nodes, key, presence, device))
                         .collect::<anyhow::Result<Vec<Passkey>>>()
                 })
             })
@@ -295,14 +341,15 @@ fn enrol_all(
 }
 
 fn enrol_one(
-    node: &LocalNode,
+    nodes: &[LocalNode],
     key: &SigningKey,
     presence: &Presence,
     device: &Device,
 ) -> anyhow::Result<Passkey> {
-    let id = node
-        .register_human(key)
-        .map_err(|code| anyhow::anyhow!("registration refused: {code}"))?;
+    let first = &nodes[0];
+    let bits = first.config.network.registration_pow_bits;
+    let reg = SignedRegister::proven(key, Class::Human.into(), SystemClock.now(), bits);
+    let id = reg.body.id;
     let now = SystemClock.now();
     let credential = device.enrol(presence, &id.0, now)?;
     // The node checks it the same way; this copy is the key the assertions are made with.
@@ -310,11 +357,15 @@ fn enrol_one(
         .enrol(&id.0, now, &credential)
         .map_err(|e| anyhow::anyhow!("the bench key's enrolment: {e}"))?;
     let enrolment = SignedEnrolment::new(key, now, String::from_utf8(credential)?);
-    let reply = node
-        .gateway
-        .post(&format!("/v1/identities/{id}/passkeys"), &enrolment)?;
-    if let Err((code, message)) = reply.into_result::<Value>() {
-        anyhow::bail!("enrolment refused: {code}: {message}");
+    for (i, node) in nodes.iter().enumerate() {
+        // A member that already has it from gossip may say so (409): only the first must take it.
+        let fine = |status: u16| (200..300).contains(&status) || (i > 0 && status == 409);
+        let reply = node.gateway.post("/v1/identities", &reg)?;
+        anyhow::ensure!(fine(reply.status), "registration refused: {}", reply.body);
+        let reply = node
+            .gateway
+            .post(&format!("/v1/identities/{id}/passkeys"), &enrolment)?;
+        anyhow::ensure!(fine(reply.status), "enrolment refused: {}", reply.body);
     }
     Ok(passkey)
 }

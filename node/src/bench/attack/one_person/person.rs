@@ -220,6 +220,8 @@ mod tests {
             slot: None,
             schedule,
             serve: None,
+            committee: 1,
+            malicious_member: false,
         }
     }
 

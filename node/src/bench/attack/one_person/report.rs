@@ -40,6 +40,10 @@ pub struct Options {
     /// The person touches the prompts of the first this many identities only and lets the
     /// rest lapse; `None`: every identity held.
     pub serve: Option<u64>,
+    /// Members of the committee (1: the node alone).
+    pub committee: usize,
+    /// The last member colludes with the person (`--unsafe-byzantine stretch-prompts`).
+    pub malicious_member: bool,
 }
 
 /// The figures of a run (`one_person` in the JSON).
@@ -75,6 +79,16 @@ pub struct OnePerson {
     /// The touch bound `B · (J + r) / (m · touch)`: `B` beats that may carry a prompt (prompt
     /// steps plus spares), each `J + r` long, `m` touches per identity.
     pub touch_bound: f64,
+    /// The same with one malicious member: `(B · (J + r) + Δ) / (m · touch)`, `Δ` the relay
+    /// round (`hco sim bound`'s `identities_per_person_one_malicious_member`).
+    pub member_touch_bound: f64,
+    /// Members of the bench's committee (the person's gateway is the first).
+    pub committee: u64,
+    /// Whether the last member colluded with the person (`stretch-prompts`).
+    pub malicious_member: bool,
+    /// Each window at the person's gateway: the count, certified or not, members left out
+    /// and evidence (a malicious member that went unnoticed leaves 0 and 0).
+    pub by_window: Vec<super::WindowOutcome>,
     /// How the person chooses among the open prompts.
     pub schedule: Schedule,
     /// Identities whose prompts the person touches (the rest are left to lapse).
@@ -101,9 +115,11 @@ pub struct SimFigure {
     pub held: u64,
     /// How many of those the simulated person serves (the rest are left to lapse).
     pub served: u64,
-    /// Mean active per window.
+    /// Mean active per window (with a malicious member: issuing a uniformly drawn try of each
+    /// identity-window, as a rotating committee gives).
     pub active: f64,
-    /// The simulator's bound `B·(J + r)/(m·touch)`, rounded down.
+    /// The simulator's bound `B·(J + r)/(m·touch)` (with a malicious member,
+    /// `(B·(J + r) + Δ)/(m·touch)`), rounded down.
     pub identities_per_person: Option<u64>,
 }
 
@@ -120,6 +136,8 @@ pub struct Prompts {
     pub unserved: u64,
     /// Answers accepted.
     pub accepted: u64,
+    /// Of those, the malicious member's accepted after their deadline.
+    pub stretched: u64,
 }
 
 /// Answers of one family.
