@@ -146,10 +146,12 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
     let person = Person::new(opts);
     let tally = Mutex::new(Tally::default());
     let mut outcomes = Vec::new();
+    let mut played = Vec::new();
     let mut late_ms = Vec::new();
     let mut previous: Option<u64> = None;
     for _ in 0..opts.windows {
         let (t, slot, closes_at) = next_slot(node, &params, &probe, previous)?;
+        played.push(t);
         let late = SystemClock.now().saturating_sub(slot.start);
         late_ms.push(late);
         eprintln!(
@@ -173,6 +175,10 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
             serve: opts.serve.map_or(keys.len(), |k| k as usize),
         };
         game.play(&keys, &passkeys);
+        previous = Some(t);
+    }
+    // Each window's count once it is certified (the next was played meanwhile).
+    for t in played {
         let outcome = members.outcome(&params, t, Duration::from_secs(60))?;
         eprintln!(
             "one person: window {t}: {} of {} active{}",
@@ -185,7 +191,6 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
             }
         );
         outcomes.push(outcome);
-        previous = Some(t);
     }
 
     let tally = tally.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -371,8 +376,9 @@ fn enrol_one(
 }
 
 /// The next window to play, its slot and when its answers close: the current window the first
-/// time (the genesis placed its slot ahead), else the one after `previous`, once the node has
-/// certified `previous`, whose root places the slot.
+/// time (the genesis placed its slot ahead), else the one after `previous`, as it starts (its
+/// slot's beacon reads certificates of windows before `previous` only,
+/// [`hco_oracle::window::BEACON_LAG`], so `previous` need not be certified yet).
 fn next_slot(
     node: &LocalNode,
     params: &NetworkParams,
@@ -380,16 +386,7 @@ fn next_slot(
     previous: Option<u64>,
 ) -> anyhow::Result<(u64, Range<u64>, u64)> {
     if let Some(prev) = previous {
-        let t = prev + 1;
-        let ready = params.window_start(t) + params.grace_ms;
-        sleep_until(ready);
-        for _ in 0..300 {
-            let w = node.gateway.get(&format!("/v1/windows/{prev}"))?.body;
-            if w["certified"] == true {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        sleep_until(params.window_start(prev + 1) + 100);
     }
     let w = node
         .gateway
