@@ -11,10 +11,15 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::SigningKey;
+use hco_challenges::Class;
+use hco_challenges::presence::{Passkey, Presence};
 use hco_oracle::secret::{node_secret, window_secret};
-use hco_oracle::{Digest, IdentityId, NetworkParams, NodeId};
+use hco_oracle::{
+    Clock, Digest, IdentityId, NetworkParams, NodeId, SignedEnrolment, SignedRegister, SystemClock,
+};
 use serde::Serialize;
 
+use crate::bench::attack::device::Device;
 use crate::bench::attack::local::LocalNode;
 use crate::config::Config;
 use crate::keyfile::{self, KeyKind};
@@ -169,6 +174,77 @@ impl Members {
             std::thread::sleep(Duration::from_millis(250));
         }
     }
+}
+
+impl Members {
+    /// Registers every identity and enrols a credential of `device` for each, at every member
+    /// (gossip alone would do, once the members' mesh has formed); their passkeys.
+    pub(super) fn enrol_all(
+        &self,
+        keys: &[SigningKey],
+        presence: &Presence,
+        device: &Device,
+    ) -> anyhow::Result<Vec<Passkey>> {
+        let nodes = &self.nodes[..];
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(1, 8);
+        let chunk = keys.len().div_ceil(threads);
+        let results: Vec<anyhow::Result<Vec<Passkey>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = keys
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|key| enrol_one(nodes, key, presence, device))
+                            .collect::<anyhow::Result<Vec<Passkey>>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("an enrolment thread panicked")))
+                })
+                .collect()
+        });
+        let mut out = Vec::with_capacity(keys.len());
+        for part in results {
+            out.extend(part?);
+        }
+        Ok(out)
+    }
+}
+
+fn enrol_one(
+    nodes: &[LocalNode],
+    key: &SigningKey,
+    presence: &Presence,
+    device: &Device,
+) -> anyhow::Result<Passkey> {
+    let first = &nodes[0];
+    let bits = first.config.network.registration_pow_bits;
+    let reg = SignedRegister::proven(key, Class::Human.into(), SystemClock.now(), bits);
+    let id = reg.body.id;
+    let now = SystemClock.now();
+    let credential = device.enrol(presence, &id.0, now)?;
+    // The node checks it the same way; this copy is the key the assertions are made with.
+    let passkey = presence
+        .enrol(&id.0, now, &credential)
+        .map_err(|e| anyhow::anyhow!("the bench key's enrolment: {e}"))?;
+    let enrolment = SignedEnrolment::new(key, now, String::from_utf8(credential)?);
+    for (i, node) in nodes.iter().enumerate() {
+        // A member that already has it from gossip may say so (409): only the first must take it.
+        let fine = |status: u16| (200..300).contains(&status) || (i > 0 && status == 409);
+        let reply = node.gateway.post("/v1/identities", &reg)?;
+        anyhow::ensure!(fine(reply.status), "registration refused: {}", reply.body);
+        let reply = node
+            .gateway
+            .post(&format!("/v1/identities/{id}/passkeys"), &enrolment)?;
+        anyhow::ensure!(fine(reply.status), "enrolment refused: {}", reply.body);
+    }
+    Ok(passkey)
 }
 
 /// The arguments that make the last member malicious, in a build that has the fault.

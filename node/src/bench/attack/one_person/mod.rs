@@ -21,7 +21,13 @@
 //!   challenge (`derive_challenge`) and sends the family's reference answer once the family's
 //!   floor (`min_solve`) has passed since issue.
 //!
-//! The result is the node's own count of each window's active set; `sim_expected_active` is
+//! With `--committee N` the node is a committee of `N` node processes, and with
+//! `--malicious-member` the last of them colludes with the person ([`committee`]): it serves
+//! its prompts from their beat's start and accepts them up to a relay round late, and the
+//! person treats them as due that much later.
+//!
+//! The result is the node's own count of each window's active set (a committee's: the
+//! certified count at the person's gateway); `sim_expected_active` is
 //! the simulator's mean for the same ceremony, touch time and number held
 //! (`hco_sim::bound::model_solves`, `active_by_held`).
 
@@ -45,11 +51,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::SigningKey;
-use hco_challenges::presence::{AttestationMode, Passkey, Presence};
+use hco_challenges::presence::{AttestationMode, Presence};
 use hco_challenges::{Class, Registry};
-use hco_oracle::{
-    Clock, IdentityId, NetworkParams, SignedEnrolment, SignedRegister, SlotMode, Step, SystemClock,
-};
+use hco_oracle::{Clock, IdentityId, NetworkParams, SlotMode, Step, SystemClock};
 
 use crate::attack::stats::{Z95, wilson};
 use crate::bench::attack::device::Device;
@@ -136,7 +140,7 @@ pub fn run(prod: &Config, opts: &Options) -> anyhow::Result<OnePerson> {
         "one person: registering {} identities and enrolling a credential for each",
         keys.len()
     );
-    let passkeys = enrol_all(&members.nodes, &keys, &presence, &device)?;
+    let passkeys = members.enrol_all(&keys, &presence, &device)?;
     let ids: Vec<IdentityId> = keys
         .iter()
         .map(|k| IdentityId(k.verifying_key().to_bytes()))
@@ -305,74 +309,6 @@ fn sim_figure(
         active: row.active,
         identities_per_person: bound,
     })
-}
-
-/// Registers every identity and enrols a credential of `device` for each, at every member
-/// (gossip alone would do, once the members' mesh has formed); their passkeys.
-fn enrol_all(
-    nodes: &[LocalNode],
-    keys: &[SigningKey],
-    presence: &Presence,
-    device: &Device,
-) -> anyhow::Result<Vec<Passkey>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8);
-    let chunk = keys.len().div_ceil(threads);
-    let results: Vec<anyhow::Result<Vec<Passkey>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = keys
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|key| enrol_one(nodes, key, presence, device))
-                        .collect::<anyhow::Result<Vec<Passkey>>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an enrolment thread panicked")))
-            })
-            .collect()
-    });
-    let mut out = Vec::with_capacity(keys.len());
-    for part in results {
-        out.extend(part?);
-    }
-    Ok(out)
-}
-
-fn enrol_one(
-    nodes: &[LocalNode],
-    key: &SigningKey,
-    presence: &Presence,
-    device: &Device,
-) -> anyhow::Result<Passkey> {
-    let first = &nodes[0];
-    let bits = first.config.network.registration_pow_bits;
-    let reg = SignedRegister::proven(key, Class::Human.into(), SystemClock.now(), bits);
-    let id = reg.body.id;
-    let now = SystemClock.now();
-    let credential = device.enrol(presence, &id.0, now)?;
-    // The node checks it the same way; this copy is the key the assertions are made with.
-    let passkey = presence
-        .enrol(&id.0, now, &credential)
-        .map_err(|e| anyhow::anyhow!("the bench key's enrolment: {e}"))?;
-    let enrolment = SignedEnrolment::new(key, now, String::from_utf8(credential)?);
-    for (i, node) in nodes.iter().enumerate() {
-        // A member that already has it from gossip may say so (409): only the first must take it.
-        let fine = |status: u16| (200..300).contains(&status) || (i > 0 && status == 409);
-        let reply = node.gateway.post("/v1/identities", &reg)?;
-        anyhow::ensure!(fine(reply.status), "registration refused: {}", reply.body);
-        let reply = node
-            .gateway
-            .post(&format!("/v1/identities/{id}/passkeys"), &enrolment)?;
-        anyhow::ensure!(fine(reply.status), "enrolment refused: {}", reply.body);
-    }
-    Ok(passkey)
 }
 
 /// The next window to play, its slot and when its answers close: the current window the first
