@@ -175,12 +175,9 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     });
 
     let game = if config.agent.enabled {
-        Some(Arc::new(admission_game(
-            &config,
-            &key,
-            &agent_corpus,
-            &params,
-        )))
+        let game = admission_game(&config, &key, &agent_corpus, &params);
+        warn_if_the_share_serves_no_session(&game, &params, node.now());
+        Some(Arc::new(game))
     } else {
         None
     };
@@ -245,6 +242,25 @@ fn admission_game(
             share,
         },
     )
+}
+
+/// Says at start when this member's share of the current window's game questions makes no
+/// session (a committee larger than the game sets' questions per part): every start here is
+/// then refused `game_not_here`.
+fn warn_if_the_share_serves_no_session(
+    game: &AdmissionGame,
+    network: &hco_oracle::NetworkParams,
+    now: u64,
+) {
+    if let Ok(false) = game.share_serves(now) {
+        tracing::warn!(
+            members = network.committee.len(),
+            "this member's share of the current window's admission-game questions makes no \
+             session: agents starting here get `game_not_here`; give each part of the game \
+             sets at least as many questions as the committee has members, or raise \
+             `network.narrative.sets_per_window`"
+        );
+    }
 }
 
 /// The share of each window's game questions `me` shows: a member's position in the committee,

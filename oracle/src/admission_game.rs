@@ -204,6 +204,14 @@ impl AdmissionGame {
         self.sets.window_at(now)
     }
 
+    /// Whether this member's share of the game questions of the window holding `now` makes a
+    /// session at all (before any is retired): `false` means every start in that window is
+    /// refused `game_not_here` ([`Share`]); an error when the window has no game sets.
+    pub fn share_serves(&self, now: Timestamp) -> Result<bool, GameError> {
+        let slice = self.sets.slice_at(now)?;
+        Ok(window::serves(&self.corpus, slice, &self.sets.share))
+    }
+
     /// Questions retired in the current window (shown to sessions that were not admitted).
     pub fn retired_questions(&self) -> usize {
         self.state.lock().map(|s| s.window.retired()).unwrap_or(0)

@@ -106,6 +106,12 @@ fn a_member_whose_share_misses_a_part_says_so_and_a_committee_of_one_serves_all(
         .filter_map(|(i, g)| fail_once(g, &[i as u8, 0], 1_000).err())
         .collect();
     assert!(!refusals.is_empty());
+    // A member knows it before any session: what a node logs at start.
+    let silent = games
+        .iter()
+        .filter(|g| !g.share_serves(1_000).unwrap())
+        .count();
+    assert_eq!(silent, refusals.len());
     for e in &refusals {
         assert_eq!(e, &GameError::NotHere { members: 4 });
         assert_eq!(e.code(), "game_not_here");

@@ -153,6 +153,11 @@ impl WindowLedger {
     }
 }
 
+/// Whether `share` holds a question of every part of some set of `ids`.
+pub(super) fn serves(corpus: &Corpus, ids: &[String], share: &Share) -> bool {
+    sample(corpus, &Seed([0; 32]), ids, share, |_| true).is_some()
+}
+
 /// A plan from `ids` by `seed` among the questions of `share` that are `open`.
 fn sample(
     corpus: &Corpus,
