@@ -27,7 +27,8 @@ use crate::service::Node;
 pub const GOSSIP_MARGIN_MS: u64 = 500;
 
 /// The moment to issue at instead of `now`, for a step that opens at `opens_at`: the opening
-/// itself when it is at most a prompt's jitter ahead.
+/// itself when it is at most a prompt's jitter ahead (a phase's opening is served as early too;
+/// only a prompt, whose opening is secret, gains from it).
 pub(super) fn serve_early(node: &Node, opens_at: Timestamp, now: Timestamp) -> Option<Timestamp> {
     if !active(Fault::StretchPrompts) {
         return None;
