@@ -23,20 +23,45 @@ pub fn signed_start(gw: &Gateway, key: &SigningKey) -> anyhow::Result<SessionSta
     Ok(SessionStart::sign(key, &node, window, Digest(nonce)))
 }
 
-/// Plays a session as the agent identity of `key`; prints the outcome as JSON and saves the
-/// credential to `out` if given.
+/// Refusals of a start that another member may not give: its share of the window's questions
+/// makes no session, or every question it has left is in a session now.
+const TRY_ANOTHER_MEMBER: [&str; 2] = ["game_not_here", "game_busy"];
+
+/// Plays a session as the agent identity of `key` at the first of `nodes` that starts one
+/// (the next is tried when a member's share of the window's questions cannot serve it); prints
+/// the outcome as JSON and saves the credential to `out` if given.
 pub fn play(
-    node: &str,
+    nodes: &[String],
     answer_cmd: &str,
     key: &SigningKey,
     out: Option<&Path>,
 ) -> anyhow::Result<bool> {
-    let gw = Gateway::client(node);
-    let start = gw.post("/v1/agent/sessions", &signed_start(&gw, key)?)?;
-    if start.status != 201 {
-        bail!("the node refused to start a session: {}", start.body);
+    let mut refusals = Vec::new();
+    let mut started = None;
+    for node in nodes {
+        let gw = Gateway::client(node);
+        let start = gw.post("/v1/agent/sessions", &signed_start(&gw, key)?)?;
+        if start.status == 201 {
+            started = Some((gw, start.body));
+            break;
+        }
+        let code = start.body["code"].as_str().unwrap_or_default().to_owned();
+        refusals.push(format!("{node}: {}", start.body));
+        if !TRY_ANOTHER_MEMBER.contains(&code.as_str()) {
+            break;
+        }
     }
-    let mut round = start.body;
+    let Some((gw, first)) = started else {
+        bail!(
+            "no node started a session: {}",
+            if refusals.is_empty() {
+                "no --node given".to_owned()
+            } else {
+                refusals.join("; ")
+            }
+        );
+    };
+    let mut round = first;
     let mut shown = SystemClock.now();
     let mut history = Vec::new();
     loop {

@@ -59,9 +59,11 @@ pub enum ClientCommand {
     },
     /// Play an agent-admission session, calling CMD once per round.
     Agent {
-        /// Node URL.
-        #[arg(long)]
-        node: String,
+        /// Node URL; repeat it to name other members, tried in turn when one refuses the start
+        /// with `game_not_here` (its share of the window's questions makes no session) or
+        /// `game_busy`.
+        #[arg(long, required = true)]
+        node: Vec<String>,
         /// Reads {round, domain, narrative, question, budget_ms (τ), earlier_rounds} as JSON on
         /// stdin and prints the answer on stdout (trimmed) within τ; a non-zero exit ends the
         /// session (`scripts/llm-agent` is one for any OpenAI-compatible model).

@@ -302,10 +302,15 @@ fn client_agent_plugs_a_command_into_a_whole_session() {
     );
     let out_file = node.dir.path().join("admission.json");
     let key = agent_key_file(&node, "agent");
+    // A member whose share of the window's questions makes no session is named first: the
+    // client goes on to the next.
+    let elsewhere = member_not_here(&node.url);
     let out = hco()
         .args([
             "client",
             "agent",
+            "--node",
+            &elsewhere,
             "--node",
             &node.url,
             "--key",
@@ -497,6 +502,35 @@ fn a_production_node_refuses_the_public_starter_corpus_and_serves_its_private_on
         crate::support::metric(&node.metrics_url, "hco_narrative_windows_remaining"),
         (sets / 2) as f64
     );
+}
+
+/// A stand-in for a committee member whose share of the window's game questions makes no
+/// session: it reports `real`'s health and refuses every start `game_not_here`.
+fn member_not_here(real: &str) -> String {
+    use axum::Json;
+    use axum::routing::{get as get_route, post};
+    let health = get(real, "/healthz").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let refuse = (
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                Json(json!({ "code": "game_not_here", "message": "start at another member" })),
+            );
+            let app = axum::Router::new()
+                .route("/healthz", get_route(move || async move { Json(health) }))
+                .route("/v1/agent/sessions", post(move || async move { refuse }));
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    format!("http://{addr}")
 }
 
 /// The starter corpus's answer to the question quoted in `text` with its narrative.
