@@ -9,7 +9,7 @@ use hco_challenges::narrative::Corpus;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Single, agent_key_file, agent_start, get, hco, hco_json, post, register_agent,
+    Single, agent_key_file, agent_start, get, hco, hco_json, post, register_agent, serve_stub,
 };
 
 /// The answer the corpus gives for a round's narrative and question.
@@ -510,27 +510,15 @@ fn member_not_here(real: &str) -> String {
     use axum::Json;
     use axum::routing::{get as get_route, post};
     let health = get(real, "/healthz").unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let refuse = (
-                axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                Json(json!({ "code": "game_not_here", "message": "start at another member" })),
-            );
-            let app = axum::Router::new()
-                .route("/healthz", get_route(move || async move { Json(health) }))
-                .route("/v1/agent/sessions", post(move || async move { refuse }));
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    format!("http://{addr}")
+    let refuse = (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({ "code": "game_not_here", "message": "start at another member" })),
+    );
+    serve_stub(
+        axum::Router::new()
+            .route("/healthz", get_route(move || async move { Json(health) }))
+            .route("/v1/agent/sessions", post(move || async move { refuse })),
+    )
 }
 
 /// The starter corpus's answer to the question quoted in `text` with its narrative.
@@ -550,36 +538,22 @@ fn key_answer(text: &str) -> String {
 fn stand_in_model() -> String {
     use axum::Json;
     use axum::routing::post;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let app = axum::Router::new().route(
-                "/v1/chat/completions",
-                post(|Json(req): Json<Value>| async move {
-                    let user = req["messages"][1]["content"].as_str().unwrap_or_default();
-                    let answer = if user.contains("=== Part ") {
-                        // A narrative_chain prompt: one answer per part, as a JSON array.
-                        let parts: Vec<String> =
-                            user.split("=== Part ").skip(1).map(key_answer).collect();
-                        format!("Here you go: {}", serde_json::to_string(&parts).unwrap())
-                    } else {
-                        // An admission round: the current round is the last report quoted.
-                        key_answer(user.rsplit("Report:\n").next().unwrap_or_default())
-                    };
-                    Json(json!({ "choices": [{ "message": { "role": "assistant", "content": answer } }] }))
-                }),
-            );
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    format!("http://{addr}/v1")
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(|Json(req): Json<Value>| async move {
+            let user = req["messages"][1]["content"].as_str().unwrap_or_default();
+            let answer = if user.contains("=== Part ") {
+                // A narrative_chain prompt: one answer per part, as a JSON array.
+                let parts: Vec<String> = user.split("=== Part ").skip(1).map(key_answer).collect();
+                format!("Here you go: {}", serde_json::to_string(&parts).unwrap())
+            } else {
+                // An admission round: the current round is the last report quoted.
+                key_answer(user.rsplit("Report:\n").next().unwrap_or_default())
+            };
+            Json(json!({ "choices": [{ "message": { "role": "assistant", "content": answer } }] }))
+        }),
+    );
+    format!("{}/v1", serve_stub(app))
 }
 
 /// How many sessions or identity-windows a stand-in test plays: `default`, or

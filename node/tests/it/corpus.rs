@@ -6,7 +6,7 @@ use axum::Json;
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use crate::support::{hco, hco_json, succeed};
+use crate::support::{hco, hco_json, serve_stub, succeed};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
 
@@ -29,31 +29,17 @@ fn the_starter_corpus_passes_the_linter_and_a_broken_one_does_not() {
 
 /// Serves chat completions whose content is `reply`, in a code fence as models often do.
 fn endpoint(reply: String) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(move |Json(req): Json<Value>| {
             let reply = reply.clone();
-            let app = axum::Router::new().route(
-                "/v1/chat/completions",
-                post(move |Json(req): Json<Value>| {
-                    let reply = reply.clone();
-                    async move {
-                        assert!(req["messages"][0]["content"].as_str().unwrap().contains("Three-Part"));
-                        Json(json!({ "choices": [{ "message": { "role": "assistant", "content": format!("```json\n{reply}\n```") } }] }))
-                    }
-                }),
-            );
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
-    format!("http://{addr}/v1")
+            async move {
+                assert!(req["messages"][0]["content"].as_str().unwrap().contains("Three-Part"));
+                Json(json!({ "choices": [{ "message": { "role": "assistant", "content": format!("```json\n{reply}\n```") } }] }))
+            }
+        }),
+    );
+    format!("{}/v1", serve_stub(app))
 }
 
 fn generate(endpoint: &str, out: &std::path::Path) -> Value {

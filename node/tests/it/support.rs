@@ -618,3 +618,22 @@ pub fn identity_id_of(key: &str) -> String {
     let out = succeed(hco().args(["identity", "show", "--key", key]));
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
+
+/// Serves `app` on a free loopback port from a thread of its own, for the rest of the test
+/// binary's life (stand-ins for model endpoints and misbehaving members); its base URL.
+pub fn serve_stub(app: axum::Router) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    format!("http://{addr}")
+}
