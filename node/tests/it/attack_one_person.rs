@@ -51,14 +51,9 @@ fn n(r: &Value, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {field}: {r}"))
 }
 
-#[test]
-fn one_person_attacker_is_bounded() {
-    let r = &bench(&[]);
-    let n = |field: &str| n(r, field);
-    assert_eq!((n("held"), n("windows"), n("touch_ms")), (12, 1, 1000));
-
-    // The bound B·(J + r)/(m·touch) of the ceremony the node ran: B beats that may carry a
-    // prompt, each J + r long, m touches per identity-window.
+/// The touch bound `B·(J + r)/(m·touch)` of the ceremony the node ran (B beats that may carry
+/// a prompt, each J + r long, m touches per identity-window, a touch a second), and `m`.
+fn touch_bound(r: &Value) -> (u64, f64) {
     let c = &r["ceremony"];
     let get = |field: &str| {
         c[field]
@@ -72,7 +67,16 @@ fn one_person_attacker_is_bounded() {
         get("prompt_jitter_ms"),
     );
     assert!(m >= 1 && b >= m, "production has touch prompts: {c}");
-    let bound = (b * (jitter + reaction)) as f64 / (m * 1000) as f64;
+    (m, (b * (jitter + reaction)) as f64 / (m * 1000) as f64)
+}
+
+#[test]
+fn one_person_attacker_is_bounded() {
+    let r = &bench(&[]);
+    let n = |field: &str| n(r, field);
+    assert_eq!((n("held"), n("windows"), n("touch_ms")), (12, 1, 1000));
+
+    let (m, bound) = touch_bound(r);
     assert_eq!(r["touch_bound"].as_f64(), Some(bound), "{r}");
 
     let active = n("active");
@@ -121,25 +125,11 @@ fn one_person_with_a_malicious_member_is_bounded_by_the_member_bound() {
         (Some(0), Some(0)),
         "{r}"
     );
-    let c = &r["ceremony"];
-    let get = |field: &str| {
-        c[field]
-            .as_u64()
-            .unwrap_or_else(|| panic!("no {field}: {r}"))
-    };
-    let (b, m, reaction, jitter) = (
-        get("beats"),
-        get("prompt_steps"),
-        get("reaction_ms"),
-        get("prompt_jitter_ms"),
-    );
+    let (_, honest) = touch_bound(r);
     let bound = r["member_touch_bound"]
         .as_f64()
         .unwrap_or_else(|| panic!("{r}"));
-    assert!(
-        bound > (b * (jitter + reaction)) as f64 / (m * 1000) as f64,
-        "{r}"
-    );
+    assert!(bound > honest, "{r}");
     let active = n("active");
     assert!(active >= 1, "a person keeps at least one identity: {r}");
     assert!(
