@@ -79,18 +79,14 @@ impl Members {
             })?
         };
         let mut keys = BTreeMap::new();
+        let mut last = None;
         for node in &nodes {
             let key = keyfile::read(&node.config.node.key_file, KeyKind::NodeKey)?;
-            keys.insert(NodeId(key.verifying_key().to_bytes()), key);
+            let id = NodeId(key.verifying_key().to_bytes());
+            keys.insert(id, key);
+            last = Some(id);
         }
-        let stretching = malicious
-            .then(|| nodes.last())
-            .flatten()
-            .map(|last| -> anyhow::Result<NodeId> {
-                let key = keyfile::read(&last.config.node.key_file, KeyKind::NodeKey)?;
-                Ok(NodeId(key.verifying_key().to_bytes()))
-            })
-            .transpose()?;
+        let stretching = last.filter(|_| malicious);
         Ok(Self {
             nodes,
             keys,
