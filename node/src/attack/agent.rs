@@ -119,7 +119,8 @@ const PREFERENCE: [&str; 7] = [
     "last_candidate",
 ];
 
-fn best_guess(narrative: &str, question: &str) -> Option<String> {
+/// The keyword reader's one answer to `question` about `narrative`.
+pub(crate) fn best_guess(narrative: &str, question: &str) -> Option<String> {
     let guessed = baselines::guess_answer_type(question);
     let kinds = [
         guessed,

@@ -25,10 +25,15 @@
 //! the ten (biochemistry-01, whose reader's first or second candidate is right in each part),
 //! within 3000 for a second (food-safety-01), and not within 10 000 for the other eight. So the
 //! joint verdict alone left the game an oracle for a set whose answers a script ranks near the
-//! top, at a few hundred sessions a window; per-window challenges never show the game's sets.
+//! top, at a few hundred sessions a window. Per-window challenges never show the game's sets,
+//! but they are the same draw with the same joint verdict: one verdict per agent identity a
+//! script holds, a window, no question retired — so they teach this learner as sessions did
+//! (over HTTP, 1,500 identities in one window whose challenge set is one of those two: 6
+//! answers confirmed, 124 accepted, 119 of them among the last 750).
 //! The game now retires every question a failed session showed for the rest of its window and
 //! shows a question to one open session at a time, so against a node this learner gets one
 //! verdict per question and no second look: it learns only from admissions it won unaided.
+//! The challenges' verdicts are still open to it (the bench learns from them).
 
 use std::collections::{HashMap, HashSet};
 
@@ -387,6 +392,11 @@ impl Learner {
             later.len(),
             later.iter().filter(|q| q.confirmed.is_some()).count(),
         )
+    }
+
+    /// The keys ([`key`]) of every question shown so far.
+    pub fn seen_keys(&self) -> HashSet<String> {
+        self.by_text.keys().cloned().collect()
     }
 
     /// Questions seen.

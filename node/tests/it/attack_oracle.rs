@@ -66,6 +66,13 @@ fn the_admission_game_teaches_a_script_nothing() {
     assert_eq!(n(&["learned_answers"]), 0, "{r}");
     // Nothing learnt in the game answers a challenge: the challenges draw the other sets.
     assert_eq!(n(&["challenges", "learnt_parts"]), 0, "{r}");
-    assert_eq!(n(&["challenges", "changed_by_learning"]), 0, "{r}");
+    // The challenges' own verdicts are learnt from too (8 a window here: too few to teach a
+    // set; see the module's note for what many identities do).
+    assert!(r["challenges"]["confirmed_by_verdicts"].is_u64(), "{r}");
+    assert!(n(&["challenges", "last_half", "tries"]) <= 40, "{r}");
     assert!(f(&["challenges", "wilson_high"]) <= 0.15, "challenges: {r}");
+    // Every question of the corpus read once by each reader, offline.
+    let q = &v["narrative_chain"]["per_question"]["qa-ranking"];
+    assert_eq!(q["questions"].as_u64(), Some(90), "{q}");
+    assert_eq!(q["chain_exact"].as_f64(), Some(0.0), "{q}");
 }

@@ -33,12 +33,19 @@
 //! to `--oracle-sessions` game sessions (800 by default), then plays `--oracle-admissions` fresh
 //! sessions with what it learnt beside as many with its reader's first choices (the control),
 //! then its share of `--tries` per-window `narrative_chain` challenges, each a fresh agent
-//! identity's first answer, from what it learnt where the question matches. It prints
+//! identity's first answer, from what it learnt where the question matches — and learning from
+//! each challenge's verdict as from a session's (a script holding many agent identities gets
+//! one joint verdict per identity a window, and no question is retired). It prints
 //! `{"narrative_chain": {"oracle": {"sessions", "admissions", "wilson_low", "wilson_high",
 //! "learning", "after_learning", "one_shot", "challenges": {"tries", "successes",
-//! "wilson_low", "wilson_high", "learnt_parts", …}, "learned_answers", "per_round_signals",
-//! "corpus", "by_window": […], …}}}`; `per_round_signals` counts replies that judged one
-//! round's answer (0 while the game judges a session once, after its third round).
+//! "wilson_low", "wilson_high", "learnt_parts", "confirmed_by_verdicts", "last_half", …},
+//! "learned_answers", "per_round_signals", "corpus", "by_window": […], …}, "per_question":
+//! {…}}}`; `per_round_signals` counts replies that judged one round's answer (0 while the game
+//! judges a session once, after its third round).
+//!
+//! `narrative_chain`'s report (with or without `--oracle`) carries `per_question`
+//! ([`questions`]): each script reader over every question of the corpus once, offline, since
+//! the tries above draw the corpus's few dozen sets again and again and are not independent.
 
 pub mod dataset;
 mod device;
@@ -47,6 +54,7 @@ mod family;
 mod local;
 pub mod one_person;
 mod oracle;
+mod questions;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -231,6 +239,10 @@ struct FamilyReport {
     /// Every attacker's figures at each difficulty the family accepts, where measured.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     by_difficulty: BTreeMap<u32, BTreeMap<String, AttackerRate>>,
+    /// `narrative_chain` only: each reader over every question of the corpus, offline
+    /// ([`questions`]); the tries above repeat the corpus's questions, these count each once.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    per_question: BTreeMap<&'static str, questions::ReaderQuestions>,
 }
 
 #[derive(Debug, Serialize)]
@@ -310,6 +322,11 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
                 difficulty,
                 attackers,
                 by_difficulty,
+                per_question: if name == "narrative_chain" {
+                    narrative_questions(args.agent_corpus.as_deref(), difficulty)?
+                } else {
+                    BTreeMap::new()
+                },
             },
         );
         best.insert(name.clone(), top);
@@ -381,8 +398,17 @@ fn run_oracle(args: &AttackArgs) -> anyhow::Result<()> {
         window: args.oracle_window,
         corpus: args.agent_corpus.clone(),
     };
+    let difficulty = prod
+        .network
+        .families
+        .iter()
+        .find(|f| f.name == "narrative_chain")
+        .map_or(3, |f| f.difficulty);
     let report = serde_json::json!({
-        "narrative_chain": { "oracle": oracle::run(&prod, &opts)? }
+        "narrative_chain": {
+            "oracle": oracle::run(&prod, &opts)?,
+            "per_question": narrative_questions(args.agent_corpus.as_deref(), difficulty)?,
+        }
     });
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -390,6 +416,18 @@ fn run_oracle(args: &AttackArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(())
+}
+
+/// Every narrative reader over every question of the corpus at `dir` (else the starter one).
+fn narrative_questions(
+    dir: Option<&std::path::Path>,
+    difficulty: u32,
+) -> anyhow::Result<BTreeMap<&'static str, questions::ReaderQuestions>> {
+    use hco_challenges::narrative::Corpus;
+    Ok(match dir {
+        Some(dir) => questions::per_question(&Corpus::load_dir(dir)?, difficulty),
+        None => questions::per_question(Corpus::embedded(), difficulty),
+    })
 }
 
 /// Every attacker of `name` against a node running `base` with the family at `difficulty`;

@@ -180,6 +180,7 @@ pub fn run(base: &Config, opts: &Options) -> anyhow::Result<OracleReport> {
     let mut challenges = total.challenges;
     (challenges.wilson_low, challenges.wilson_high) =
         wilson(challenges.successes, challenges.tries, Z95);
+    challenges.last_half = Tries::of(challenges.last_half.tries, challenges.last_half.successes);
     let (config, corpus) = match &opts.corpus {
         None => (
             "prod, public starter corpus".to_owned(),
@@ -375,6 +376,9 @@ fn run_window(
     c.parts += challenges.parts;
     c.learnt_parts += challenges.learnt_parts;
     c.changed_by_learning += challenges.changed_by_learning;
+    c.confirmed_by_verdicts += challenges.confirmed_by_verdicts;
+    c.last_half.tries += challenges.last_half.tries;
+    c.last_half.successes += challenges.last_half.successes;
     for (code, n) in &challenges.refusals {
         *c.refusals.entry(code.clone()).or_insert(0) += n;
     }
@@ -384,21 +388,29 @@ fn run_window(
         after_learning: Admissions::of(after.0, after.1),
         one_shot: Admissions::of(control.0, control.1),
         challenges: Tries::of(challenges.tries, challenges.successes),
+        challenges_last_half: challenges.last_half,
         questions_seen: seen as u64,
         learned_answers: confirmed as u64,
     }))
 }
 
 /// `tries` fresh agent identities each answer their window-`t` challenge once, from what
-/// `learner` learnt.
+/// `learner` learnt — and it learns from every verdict: a per-window challenge's verdict on
+/// three answers is the same signal as a game session's, with no question retired (prod gives
+/// an agent identity one challenge a window, so a script's verdicts a window are the agent
+/// identities it holds).
 fn play_challenges(
     node: &LocalNode,
-    learner: &Learner,
+    learner: &mut Learner,
     t: u64,
     timing: Timing,
     tries: u64,
     stop_by: Instant,
 ) -> anyhow::Result<Challenges> {
+    let confirmed_before = learner.confirmed();
+    // What the game showed, before the challenges' own verdicts teach anything.
+    let game = learner.seen_keys();
+    let shared = Mutex::new(std::mem::take(learner));
     let next = AtomicU64::new(0);
     let out = Mutex::new(Challenges::default());
     let threads = std::thread::available_parallelism()
@@ -412,19 +424,24 @@ fn play_challenges(
                     if i >= tries || Instant::now() >= stop_by {
                         break;
                     }
-                    let key = hco_oracle::testing::key(80_000_000 + i);
-                    let result = one_challenge(node, learner, &key, t, timing);
+                    let key = hco_oracle::testing::key(80_000_000 + t * 1_000_000 + i);
+                    let result = one_challenge(node, &shared, &game, &key, t, timing);
                     let Ok(mut c) = out.lock() else {
                         break;
                     };
                     c.tries += 1;
+                    let late = i >= tries / 2;
+                    c.last_half.tries += u64::from(late);
                     match result {
                         Ok((verdict, parts, learnt, changed)) => {
                             c.parts += parts;
                             c.learnt_parts += learnt;
                             c.changed_by_learning += u64::from(changed);
                             match verdict {
-                                Verdict::Accepted => c.successes += 1,
+                                Verdict::Accepted => {
+                                    c.successes += 1;
+                                    c.last_half.successes += u64::from(late);
+                                }
                                 Verdict::Rejected(code) => {
                                     *c.refusals.entry(code).or_insert(0) += 1;
                                 }
@@ -439,16 +456,21 @@ fn play_challenges(
             });
         }
     });
+    *learner = shared.into_inner().unwrap_or_default();
     let mut c = out.into_inner().unwrap_or_default();
     (c.wilson_low, c.wilson_high) = wilson(c.successes, c.tries, Z95);
+    c.last_half = Tries::of(c.last_half.tries, c.last_half.successes);
+    c.confirmed_by_verdicts = (learner.confirmed() - confirmed_before) as u64;
     Ok(c)
 }
 
-/// One fresh identity's challenge: its verdict, parts, parts answered from learnt answers, and
-/// whether the answers differ from the reader's first choices.
+/// One fresh identity's challenge: its verdict, parts, parts whose question the game showed
+/// (`game`), and whether the answers differ from the reader's first choices. The learner picks
+/// the answers as for a game session and learns from the verdict.
 fn one_challenge(
     node: &LocalNode,
-    learner: &Learner,
+    learner: &Mutex<Learner>,
+    game: &std::collections::HashSet<String>,
     key: &ed25519_dalek::SigningKey,
     t: u64,
     timing: Timing,
@@ -464,10 +486,41 @@ fn one_challenge(
         issued: Instant::now(),
     };
     let parts = crate::attack::agent::parts(&session.prompt().text);
-    let (answers, learnt) = learner.chain_answers(&parts);
     let (reader, _) = Learner::default().chain_answers(&parts);
+    let (answers, given, learnt) = {
+        let mut l = learner
+            .lock()
+            .map_err(|_| anyhow::anyhow!("learner poisoned"))?;
+        let learnt = parts
+            .iter()
+            .filter(|(_, q)| game.contains(&crate::attack::oracle::key(q)))
+            .count();
+        if parts.len() == 3 {
+            let mut given = Vec::with_capacity(3);
+            let mut answers = Vec::with_capacity(3);
+            for (round, (n, q)) in parts.iter().enumerate() {
+                let (a, g) = l.answer(round, n, q, &given, false);
+                given.push(g);
+                answers.push(if a.is_empty() { "none".to_owned() } else { a });
+            }
+            (answers, given, learnt)
+        } else {
+            (l.chain_answers(&parts).0, Vec::new(), learnt)
+        }
+    };
     session.wait_min_solve(Duration::from_millis(50));
     let verdict = session.respond(&serde_json::to_vec(&answers)?)?;
+    if given.len() == 3
+        && let Ok(mut l) = learner.lock()
+    {
+        match &verdict {
+            Verdict::Accepted => l.session_verdict(&given, true),
+            Verdict::Rejected(code) if code == "answer_mismatch" => {
+                l.session_verdict(&given, false);
+            }
+            Verdict::Rejected(_) => {}
+        }
+    }
     Ok((
         verdict,
         parts.len() as u64,

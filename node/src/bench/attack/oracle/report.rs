@@ -77,7 +77,7 @@ impl Tries {
     }
 }
 
-/// The per-window challenges answered with what was learnt.
+/// The per-window challenges answered with what was learnt, learning from each verdict.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Challenges {
     /// First tries (fresh identities).
@@ -88,12 +88,18 @@ pub struct Challenges {
     pub wilson_low: f64,
     /// Upper end.
     pub wilson_high: f64,
-    /// Parts answered from a learnt answer (their question was shown in the game).
+    /// Parts whose question the game had shown (answered from what the game taught).
     pub learnt_parts: u64,
     /// Parts answered.
     pub parts: u64,
-    /// Tries whose answers differ from the reader's first choices (what the learning changed).
+    /// Tries whose answers differ from the reader's first choices (what the learning, from the
+    /// game or from earlier challenges' verdicts, changed).
     pub changed_by_learning: u64,
+    /// Answers confirmed by the challenges' own verdicts (an accepted try confirms its three).
+    pub confirmed_by_verdicts: u64,
+    /// The second half of each window's tries (by the order they were started): what the
+    /// verdicts of the first half taught.
+    pub last_half: Tries,
     /// Failed tries by reason code.
     pub refusals: BTreeMap<String, u64>,
 }
@@ -157,6 +163,8 @@ pub struct WindowReport {
     pub one_shot: Admissions,
     /// Challenges tried and accepted.
     pub challenges: Tries,
+    /// Of those, the second half.
+    pub challenges_last_half: Tries,
     /// Distinct questions the game showed in this window.
     pub questions_seen: u64,
     /// Of those, confirmed by the end of the window.
