@@ -37,6 +37,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use hco_challenges::Seed;
+use hco_challenges::narrative::{Corpus, check_answer};
+
 use super::qa_ranking;
 
 /// Candidates kept per question.
@@ -445,6 +448,71 @@ impl Learner {
             })
             .collect();
         (answers, learnt)
+    }
+}
+
+/// How a replayed game (or a per-window challenge) tells the attacker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Game {
+    /// One verdict on the three answers together (the game as it is, a per-window challenge).
+    Joint,
+    /// A wrong answer ends the session at its round (the game before).
+    StopsOnWrong,
+}
+
+/// What [`replay`] found.
+#[derive(Debug)]
+pub struct Replay {
+    /// Sessions (or challenges) admitted over all.
+    pub admitted: u64,
+    /// Of those, among the last `tail`.
+    pub admitted_tail: u64,
+    /// The learner afterwards.
+    pub learner: Learner,
+}
+
+/// Offline, with the key: `sessions` draws over set `set` of `corpus` (one question per part,
+/// seeded in turn, as a game session or a per-window challenge draws them), each answered by
+/// a learner that learns from the verdict `game` gives.
+pub fn replay(corpus: &Corpus, set: usize, sessions: u64, tail: u64, game: Game) -> Replay {
+    let ids = [corpus.sets()[set].id.clone()];
+    let mut learner = Learner::default();
+    let (mut admitted, mut admitted_tail) = (0, 0);
+    for s in 0..sessions {
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&s.to_le_bytes());
+        let Some(plan) = corpus.sample_from(&Seed(seed), &ids) else {
+            break;
+        };
+        let mut given = Vec::new();
+        let mut right = true;
+        for r in 0..3 {
+            let Some(round) = corpus.round(&plan, r) else {
+                break;
+            };
+            let (text, g) =
+                learner.answer(r, round.narrative, &round.question.question, &given, false);
+            given.push(g);
+            if check_answer(&round.question.variants(), text.as_bytes()).is_err() {
+                right = false;
+                if game == Game::StopsOnWrong {
+                    learner.early_stop(&given, r);
+                    break;
+                }
+            }
+        }
+        if right || game == Game::Joint {
+            learner.session_verdict(&given, right);
+        }
+        admitted += u64::from(right);
+        if right && s >= sessions.saturating_sub(tail) {
+            admitted_tail += 1;
+        }
+    }
+    Replay {
+        admitted,
+        admitted_tail,
+        learner,
     }
 }
 

@@ -1,53 +1,14 @@
 //! The oracle learner against the starter corpus's sets, judged offline as the game judges.
 
-use hco_challenges::Seed;
-use hco_challenges::narrative::{Corpus, check_answer};
+use hco_challenges::narrative::Corpus;
 
 use super::*;
 
-/// How a simulated game tells the attacker.
-#[derive(Clone, Copy, PartialEq)]
-enum Game {
-    /// One verdict after the third round (the game as it is).
-    Joint,
-    /// A wrong answer ends the session at its round (the game before).
-    StopsOnWrong,
-}
-
-/// Plays `sessions` sessions over set `set` of the starter corpus, judged as `game` does;
-/// the admissions among the last `tail`.
+/// Plays `sessions` sessions over set `set` of the starter corpus, judged jointly or (the game
+/// before) stopping at a wrong answer; the admissions among the last `tail`.
 fn play(set: usize, sessions: u64, tail: u64, game: Game) -> (u64, Learner) {
-    let corpus = Corpus::embedded();
-    let ids = [corpus.sets()[set].id.clone()];
-    let mut learner = Learner::default();
-    let mut admitted_tail = 0;
-    for s in 0..sessions {
-        let mut seed = [0u8; 32];
-        seed[..8].copy_from_slice(&s.to_le_bytes());
-        let plan = corpus.sample_from(&Seed(seed), &ids).unwrap();
-        let mut given = Vec::new();
-        let mut right = true;
-        for r in 0..3 {
-            let round = corpus.round(&plan, r).unwrap();
-            let (text, g) =
-                learner.answer(r, round.narrative, &round.question.question, &given, false);
-            given.push(g);
-            if check_answer(&round.question.variants(), text.as_bytes()).is_err() {
-                right = false;
-                if game == Game::StopsOnWrong {
-                    learner.early_stop(&given, r);
-                    break;
-                }
-            }
-        }
-        if right || game == Game::Joint {
-            learner.session_verdict(&given, right);
-        }
-        if right && s >= sessions - tail {
-            admitted_tail += 1;
-        }
-    }
-    (admitted_tail, learner)
+    let r = replay(Corpus::embedded(), set, sessions, tail, game);
+    (r.admitted_tail, r.learner)
 }
 
 fn set(prefix: &str) -> usize {

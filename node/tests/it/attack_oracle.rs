@@ -75,4 +75,9 @@ fn the_admission_game_teaches_a_script_nothing() {
     let q = &v["narrative_chain"]["per_question"]["qa-ranking"];
     assert_eq!(q["questions"].as_u64(), Some(90), "{q}");
     assert_eq!(q["chain_exact"].as_f64(), Some(0.0), "{q}");
+    // The per-window challenges as an oracle, replayed offline per set: the starter set whose
+    // answers the reader ranks high is taught, the others are not.
+    let o = &v["narrative_chain"]["challenge_oracle"];
+    assert_eq!(o["sets"].as_u64(), Some(10), "{o}");
+    assert!(o["by_set"]["biochemistry-01"]["last_quarter"].as_u64() > Some(0), "{o}");
 }

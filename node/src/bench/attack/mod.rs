@@ -45,7 +45,10 @@
 //!
 //! `narrative_chain`'s report (with or without `--oracle`) carries `per_question`
 //! ([`questions`]): each script reader over every question of the corpus once, offline, since
-//! the tries above draw the corpus's few dozen sets again and again and are not independent.
+//! the tries above draw the corpus's few dozen sets again and again and are not independent;
+//! and `challenge_oracle`: the oracle learner replayed offline over 1,000 joint verdicts of each
+//! set, the sets it is taught (what a script holding that many agent identities learns in a
+//! window whose challenge set it is).
 
 pub mod dataset;
 mod device;
@@ -60,6 +63,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
+use hco_challenges::narrative::Corpus;
 use serde::Serialize;
 
 use crate::attack::{self, Attack};
@@ -243,6 +247,9 @@ struct FamilyReport {
     /// ([`questions`]); the tries above repeat the corpus's questions, these count each once.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     per_question: BTreeMap<&'static str, questions::ReaderQuestions>,
+    /// `narrative_chain` only: the per-window challenges as an answer oracle, per set, offline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    challenge_oracle: Option<questions::ChallengeOracle>,
 }
 
 #[derive(Debug, Serialize)]
@@ -327,6 +334,13 @@ pub fn run(args: AttackArgs) -> anyhow::Result<()> {
                 } else {
                     BTreeMap::new()
                 },
+                challenge_oracle: if name == "narrative_chain" {
+                    Some(questions::challenge_oracle(
+                        corpus_of(args.agent_corpus.as_deref())?.as_ref(),
+                    ))
+                } else {
+                    None
+                },
             },
         );
         best.insert(name.clone(), top);
@@ -408,6 +422,7 @@ fn run_oracle(args: &AttackArgs) -> anyhow::Result<()> {
         "narrative_chain": {
             "oracle": oracle::run(&prod, &opts)?,
             "per_question": narrative_questions(args.agent_corpus.as_deref(), difficulty)?,
+            "challenge_oracle": questions::challenge_oracle(corpus_of(args.agent_corpus.as_deref())?.as_ref()),
         }
     });
     if args.json {
@@ -418,16 +433,23 @@ fn run_oracle(args: &AttackArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The corpus at `dir`, else the starter one.
+fn corpus_of(dir: Option<&std::path::Path>) -> anyhow::Result<std::borrow::Cow<'static, Corpus>> {
+    Ok(match dir {
+        Some(dir) => std::borrow::Cow::Owned(Corpus::load_dir(dir)?),
+        None => std::borrow::Cow::Borrowed(Corpus::embedded()),
+    })
+}
+
 /// Every narrative reader over every question of the corpus at `dir` (else the starter one).
 fn narrative_questions(
     dir: Option<&std::path::Path>,
     difficulty: u32,
 ) -> anyhow::Result<BTreeMap<&'static str, questions::ReaderQuestions>> {
-    use hco_challenges::narrative::Corpus;
-    Ok(match dir {
-        Some(dir) => questions::per_question(&Corpus::load_dir(dir)?, difficulty),
-        None => questions::per_question(Corpus::embedded(), difficulty),
-    })
+    Ok(questions::per_question(
+        corpus_of(dir)?.as_ref(),
+        difficulty,
+    ))
 }
 
 /// Every attacker of `name` against a node running `base` with the family at `difficulty`;

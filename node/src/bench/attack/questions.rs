@@ -22,12 +22,18 @@
 //! `qa-ranking-top-64` asks whether the right answer is among the reader's first 64 ranked
 //! candidates: what a script could find with 64 looks at one question, the ceiling of the
 //! oracle attacker's learning. The game grants one failed look a question a window.
+//!
+//! [`challenge_oracle`] replays, per set, the oracle learner over [`ORACLE_VERDICTS`] draws
+//! with their joint verdicts — what a script holding that many agent identities gets in a
+//! window whose per-window challenge set it is (a failed challenge retires nothing): the sets
+//! it is taught, i.e. accepted at least once in the last quarter of the draws.
 
 use std::collections::BTreeMap;
 
 use hco_challenges::narrative::{Corpus, Question, check_answer};
 use serde::Serialize;
 
+use crate::attack::oracle::{Game, replay};
 use crate::attack::stats::{Z95, wilson};
 use crate::attack::{agent, oracle, qa_ranking};
 
@@ -130,6 +136,66 @@ fn measure(
     }
 }
 
+/// Draws per set in [`challenge_oracle`]: a script holding this many agent identities.
+pub const ORACLE_VERDICTS: u64 = 1_000;
+
+/// The oracle learner over one set's draws.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetReplay {
+    /// Draws accepted over all.
+    pub accepted: u64,
+    /// Of those, in the last quarter of the draws.
+    pub last_quarter: u64,
+    /// Answers the verdicts confirmed.
+    pub confirmed: u64,
+}
+
+/// The per-window challenges as an answer oracle, per set, offline.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChallengeOracle {
+    /// Draws (agent identities) per set.
+    pub verdicts_per_set: u64,
+    /// Sets replayed.
+    pub sets: u64,
+    /// Sets whose last quarter of draws had an acceptance.
+    pub sets_taught: u64,
+    /// Upper end of the 95 % Wilson interval of `sets_taught / sets`.
+    pub sets_taught_wilson_high: f64,
+    /// Each set's figures, by set id.
+    pub by_set: BTreeMap<String, SetReplay>,
+}
+
+/// [`ORACLE_VERDICTS`] joint verdicts per set of `corpus` to the oracle learner.
+pub fn challenge_oracle(corpus: &Corpus) -> ChallengeOracle {
+    challenge_oracle_with(corpus, ORACLE_VERDICTS)
+}
+
+fn challenge_oracle_with(corpus: &Corpus, verdicts: u64) -> ChallengeOracle {
+    let by_set: BTreeMap<String, SetReplay> = corpus
+        .sets()
+        .iter()
+        .enumerate()
+        .map(|(i, set)| {
+            let r = replay(corpus, i, verdicts, verdicts / 4, Game::Joint);
+            let figures = SetReplay {
+                accepted: r.admitted,
+                last_quarter: r.admitted_tail,
+                confirmed: r.learner.confirmed() as u64,
+            };
+            (set.id.clone(), figures)
+        })
+        .collect();
+    let sets = by_set.len() as u64;
+    let taught = by_set.values().filter(|r| r.last_quarter > 0).count() as u64;
+    ChallengeOracle {
+        verdicts_per_set: verdicts,
+        sets,
+        sets_taught: taught,
+        sets_taught_wilson_high: wilson(taught, sets, Z95).1,
+        by_set,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +245,20 @@ mod tests {
             one.chain_exact
         );
         assert_eq!(one.sets_with_a_right_chain, one.sets);
+    }
+
+    #[test]
+    fn the_challenge_oracle_is_taught_the_starter_set_whose_answers_rank_high() {
+        // biochemistry-01: the reader ranks one answer of each part first or second (the
+        // learner's own test); 800 draws teach it, as they would a script with 800 identities.
+        let corpus = Corpus::embedded();
+        let report = challenge_oracle_with(corpus, 800);
+        assert_eq!(report.sets, corpus.sets().len() as u64);
+        let bio = &report.by_set["biochemistry-01"];
+        assert!(bio.last_quarter > 0 && bio.confirmed >= 3, "{bio:?}");
+        assert!(
+            report.sets_taught >= 1 && report.sets_taught < report.sets,
+            "{report:?}"
+        );
     }
 }
