@@ -89,6 +89,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     )?;
     drop(entered);
     let node = Node::start(oracle, net, metrics, clock);
+    node.withheld.set(config.agent.withhold_verdicts);
+    if !config.agent.withhold_verdicts && !config.network.development && config.agent.enabled {
+        tracing::warn!(
+            "agent.withhold_verdicts is off outside a development network: a script holding many \
+             agent identities learns a window's narrative answers from the verdicts (docs/operator.md)"
+        );
+    }
     let supervisor = node.supervisor.clone();
     let shutdown = supervisor.shutdown();
     #[cfg(feature = "unsafe-byzantine")]

@@ -74,7 +74,8 @@ pub struct ProgressView {
     pub class: Option<Class>,
     /// The next try to ask for.
     pub next_j: u32,
-    /// Steps passed so far in this window.
+    /// Steps passed so far in this window (for an agent identity whose verdicts are withheld,
+    /// `[agent] withhold_verdicts`, 0: they are told after the close).
     pub steps_passed: u32,
     /// Steps its class needs, when it is registered here.
     pub steps: Option<usize>,
@@ -139,7 +140,8 @@ pub struct WindowView {
     pub closes_at: Timestamp,
     /// Whether it closed by this node's clock.
     pub closed: bool,
-    /// Identities active in it by this node's ledger (not certified).
+    /// Identities active in it by this node's ledger (not certified); while it is open on a
+    /// node that withholds agent verdicts, human identities only.
     pub active_count_local: usize,
     /// The members' summaries this node holds.
     pub summaries: Vec<SummaryView>,

@@ -75,6 +75,13 @@ pub(super) fn answer_each_part(
     session.respond(&serde_json::to_vec(&answers)?)
 }
 
+/// The starter corpus's answer to `question` about `narrative`, if they are its.
+pub(crate) fn starter_answer(narrative: &str, question: &str) -> Option<String> {
+    starter_key()
+        .get(&(fold(narrative), fold(question)))
+        .cloned()
+}
+
 /// Lookup in the shipped starter corpus.
 pub struct StarterLookup;
 
@@ -86,8 +93,7 @@ impl Attack for StarterLookup {
         "starter-lookup"
     }
     fn play(&self, session: &mut Session<'_>) -> anyhow::Result<Verdict> {
-        let key = starter_key();
-        answer_each_part(session, |n, q| key.get(&(fold(n), fold(q))).cloned())
+        answer_each_part(session, starter_answer)
     }
 }
 

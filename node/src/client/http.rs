@@ -32,7 +32,9 @@ pub struct Reply {
 impl Reply {
     /// The body as `T` if the status is 2xx, else the `{code, message}` error.
     pub fn into_result<T: DeserializeOwned>(self) -> Result<T, (String, String)> {
-        if (200..300).contains(&self.status) {
+        // 202 with a code (`verdict_withheld`): received, no result yet.
+        let pending = self.status == 202 && self.body["code"].is_string();
+        if (200..300).contains(&self.status) && !pending {
             serde_json::from_value(self.body).map_err(|e| ("malformed".into(), e.to_string()))
         } else {
             let code = self.body["code"]

@@ -62,6 +62,12 @@ pub struct AgentSection {
     /// (`[network.narrative]`; a week by default).
     #[serde(with = "humantime_serde")]
     pub warn_corpus_remaining: Duration,
+    /// Withhold the verdict on answers to per-window `narrative_chain` challenges until their
+    /// window closes (`service::withheld`): a right and a wrong answer get the same reply, so a
+    /// script holding many agent identities cannot learn a window's answers from verdicts.
+    /// Every member must set it alike; production does. Needs an agent policy of one step and
+    /// no spare (a later try's issue would tell the verdict).
+    pub withhold_verdicts: bool,
 }
 
 impl Default for AgentSection {
@@ -78,6 +84,7 @@ impl Default for AgentSection {
             retired_sets: None,
             allow_starter_corpus: true,
             warn_corpus_remaining: Duration::from_secs(7 * 24 * 3600),
+            withhold_verdicts: false,
         }
     }
 }
@@ -352,6 +359,20 @@ impl Default for LedgerSection {
 }
 
 impl Config {
+    /// With `agent.withhold_verdicts`, the agent policy must be one step and no spare: a try
+    /// issued only after another failed (a spare) or passed (a later step) would tell its verdict.
+    pub fn check_withheld_verdicts(&self) -> anyhow::Result<()> {
+        let policy = &self.network.policy.agent;
+        anyhow::ensure!(
+            !self.agent.withhold_verdicts || (policy.steps.len() == 1 && policy.spares == 0),
+            "agent.withhold_verdicts needs network.policy.agent to be one step with no spare \
+             (it has {} steps and {} spares): a later try's issue would tell the verdict",
+            policy.steps.len(),
+            policy.spares
+        );
+        Ok(())
+    }
+
     /// Reads and parses a config file; relative paths in it are relative to the file.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path).with_context(|| {
@@ -372,6 +393,9 @@ impl Config {
         config
             .http
             .validate()
+            .with_context(|| format!("invalid config {}", path.display()))?;
+        config
+            .check_withheld_verdicts()
             .with_context(|| format!("invalid config {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         for p in [&mut config.node.key_file, &mut config.node.data_dir] {

@@ -40,6 +40,8 @@ pub fn status_of(code: &str) -> StatusCode {
             StatusCode::TOO_MANY_REQUESTS
         }
         "internal" => StatusCode::INTERNAL_SERVER_ERROR,
+        // Received: the verdict is told after the window closes.
+        "verdict_withheld" => StatusCode::ACCEPTED,
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
 }

@@ -138,10 +138,19 @@ pub async fn identity(
 ) -> ApiResult<Json<IdentityStatusView>> {
     let id = parse_id(&id)?;
     let now = state.node.now();
+    let withheld = state.node.withheld.is_on();
     let (record, conflict, status) = blocking(&state, move |o| {
         let record = o.ledger().identity(&id)?;
         let conflict = o.ledger().conflict(&id)?;
-        Ok((record, conflict, o.status(&id, now)?))
+        let agent = record
+            .as_ref()
+            .is_some_and(|r| r.register.body.class == hco_challenges::Class::Agent);
+        let status = if withheld && agent {
+            o.status_before_close(&id, now)?
+        } else {
+            o.status(&id, now)?
+        };
+        Ok((record, conflict, status))
     })
     .await?;
     let record = record
@@ -304,7 +313,14 @@ pub async fn current_window(
         identity: progress.map(|(issued, passed)| ProgressView {
             class,
             next_j: issued,
-            steps_passed: passed,
+            // An agent's passes are not told while its verdicts are withheld.
+            steps_passed: if state.node.withheld.is_on()
+                && class == Some(hco_challenges::Class::Agent)
+            {
+                0
+            } else {
+                passed
+            },
             steps: class.map(|c| p.policy(c).steps.len()),
         }),
         presence: presence_view(&p),
@@ -318,10 +334,18 @@ pub async fn window(
     Path(t): Path<u64>,
 ) -> ApiResult<Json<WindowView>> {
     let p = state.node.oracle.params().clone();
+    // While the window is open, an agent's activity is not told when its verdicts are withheld:
+    // the local count is of human identities until the close.
+    let humans_only = state.node.withheld.is_on() && state.node.now() < p.closes_at(t);
     let (active, summaries, cert, evidence, excluded) = blocking(&state, move |o| {
         let l = o.ledger();
+        let active = o.active_set(t)?;
+        let counted = active
+            .iter()
+            .filter(|(_, class)| !humans_only || *class == hco_challenges::Class::Human)
+            .count();
         Ok((
-            o.active_set(t)?.len(),
+            counted,
             l.summaries(t)?,
             l.certificate(t)?,
             l.evidence(t)?,

@@ -41,6 +41,11 @@ impl Node {
         if let Some(reply) = self.faults().replace_verification(self, &response).await {
             return Ok(reply);
         }
+        let family = response.challenge.challenge.family.clone();
+        let closes_at = self
+            .oracle
+            .params()
+            .closes_at(response.challenge.challenge.t);
         let Some(verdict) = self.verify_queue.submit((response, Instant::now())) else {
             self.metrics.drop_in("verify");
             return Ok(gateway_error(
@@ -48,7 +53,11 @@ impl Node {
                 "the verification queue is full; retry after a short pause",
             ));
         };
-        Ok(match verdict.await? {
+        let verdict = verdict.await?;
+        if let Some(reply) = self.withheld.mask(&family, &verdict, closes_at) {
+            return Ok(reply);
+        }
+        Ok(match verdict {
             Ok(sealed) => ChallengeReply::Accepted(Box::new(sealed)),
             Err(reason) => rejected(&reason),
         })
@@ -118,6 +127,7 @@ async fn verify_batch(
             }
         }
     }
-    node.publish_acceptances(accepted);
+    // Those whose verdict is withheld are gossiped when their window closes (the driver).
+    node.publish_acceptances(node.withheld.hold(accepted));
     Some(verdicts)
 }

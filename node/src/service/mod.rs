@@ -23,6 +23,7 @@ mod queue;
 mod registrar;
 mod request_checks;
 pub mod sync;
+pub mod withheld;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -67,6 +68,8 @@ pub struct Node {
     /// Earlier tries other members reported failed (final), so a later try's repeated
     /// requests do not ask again (see `earlier`).
     failed_tries: earlier::FailedTries,
+    /// Verdicts withheld until their window closes (`[agent] withhold_verdicts`).
+    pub withheld: withheld::Withheld,
     /// What a test-only faulty member changes; [`faults::Honest`] unless one is installed.
     faults: std::sync::OnceLock<Arc<dyn faults::FaultHook>>,
     /// Stops the node when a critical task ends or storage fails.
@@ -152,6 +155,7 @@ impl Node {
             register_queue,
             sync_limits,
             failed_tries: earlier::FailedTries::default(),
+            withheld: withheld::Withheld::default(),
             faults: std::sync::OnceLock::new(),
             supervisor: Supervisor::new(),
             clients: tokio::runtime::Handle::current(),

@@ -71,6 +71,15 @@ fn the_admission_game_teaches_a_script_nothing() {
     assert!(r["challenges"]["confirmed_by_verdicts"].is_u64(), "{r}");
     assert!(n(&["challenges", "last_half", "tries"]) <= 40, "{r}");
     assert!(f(&["challenges", "wilson_high"]) <= 0.15, "challenges: {r}");
+    // Production withholds the verdicts of these challenges until the window closes: every
+    // reply is alike, and the node's own count (its metrics) says how many were right.
+    assert_eq!(
+        r["challenges"]["refusals"]["verdict_withheld"].as_u64(),
+        Some(40),
+        "{r}"
+    );
+    assert_eq!(r["challenges"]["accepted_unseen_unread"], false, "{r}");
+    assert_eq!(n(&["challenges", "confirmed_by_verdicts"]), 0, "{r}");
     // Every question of the corpus read once by each reader, offline.
     let q = &v["narrative_chain"]["per_question"]["qa-ranking"];
     assert_eq!(q["questions"].as_u64(), Some(90), "{q}");
@@ -79,5 +88,8 @@ fn the_admission_game_teaches_a_script_nothing() {
     // answers the reader ranks high is taught, the others are not.
     let o = &v["narrative_chain"]["challenge_oracle"];
     assert_eq!(o["sets"].as_u64(), Some(10), "{o}");
-    assert!(o["by_set"]["biochemistry-01"]["last_quarter"].as_u64() > Some(0), "{o}");
+    assert!(
+        o["by_set"]["biochemistry-01"]["last_quarter"].as_u64() > Some(0),
+        "{o}"
+    );
 }

@@ -30,4 +30,5 @@ mod metrics_listener;
 mod observer_js;
 mod priority;
 mod support;
+mod withheld;
 mod witness;

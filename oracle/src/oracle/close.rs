@@ -257,6 +257,22 @@ impl Oracle {
 
     /// The lifecycle status of `id` at `now`.
     pub fn status(&self, id: &IdentityId, now: Timestamp) -> Outcome<IdentityStatus> {
+        self.status_counting(id, now, true)
+    }
+
+    /// [`Oracle::status`] with the windows still taking answers (grace included) not counted as
+    /// solved even when they are (in progress, as before an answer): for a node that withholds
+    /// a class's verdicts until the close, so that its status tells nothing the verdict would.
+    pub fn status_before_close(&self, id: &IdentityId, now: Timestamp) -> Outcome<IdentityStatus> {
+        self.status_counting(id, now, false)
+    }
+
+    fn status_counting(
+        &self,
+        id: &IdentityId,
+        now: Timestamp,
+        count_open: bool,
+    ) -> Outcome<IdentityStatus> {
         let Some(record) = self.ledger.identity(id)? else {
             return Ok(Err(Reason::UnknownIdentity));
         };
@@ -266,18 +282,21 @@ impl Oracle {
         };
         let policy = self.params.policy(record.register.body.class);
         let mut failure = None;
-        let s = status(
-            &self.params.lifecycle,
-            current,
-            record.window,
-            |t| match self.ledger.accepted_families(t, id) {
+        let s = status(&self.params.lifecycle, current, record.window, |t| {
+            // A window still taking answers (its grace included) is in progress.
+            let families = if !count_open && self.params.closes_at(t) > now {
+                Ok(Vec::new())
+            } else {
+                self.ledger.accepted_families(t, id)
+            };
+            match families {
                 Ok(families) => policy.covered_by(families.iter().map(String::as_str)),
                 Err(e) => {
                     failure = Some(e);
                     false
                 }
-            },
-        );
+            }
+        });
         match failure {
             Some(e) => Err(e),
             None => Ok(Ok(s)),

@@ -475,6 +475,9 @@ fn measure_attackers(
         );
         let rate = family::measure(base, name, attacker.as_ref(), args.tries, |c| {
             family::set_difficulty(c, name, difficulty);
+            // One reading each: the verdict is shown to count it (withholding changes what a
+            // script learns across tries, which `--oracle` measures, not what one reading gets).
+            c.agent.withhold_verdicts = false;
             if let Some(dir) = &args.agent_corpus {
                 c.agent.corpus_dir = Some(dir.clone());
                 c.agent.allow_starter_corpus = false;

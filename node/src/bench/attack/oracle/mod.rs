@@ -227,6 +227,10 @@ fn edit(c: &mut Config, opts: &Options, i: u64) {
         spares: 0,
     };
     c.agent.enabled = true;
+    // What the node accepted but withheld from the script is read from its metrics.
+    c.metrics.listen = crate::devnet::free_port()
+        .ok()
+        .map(|port| ([127, 0, 0, 1], port).into());
     if let Some(dir) = &opts.corpus {
         c.agent.corpus_dir = Some(dir.clone());
         c.agent.allow_starter_corpus = false;
@@ -374,6 +378,8 @@ fn run_window(
     c.learnt_parts += challenges.learnt_parts;
     c.changed_by_learning += challenges.changed_by_learning;
     c.confirmed_by_verdicts += challenges.confirmed_by_verdicts;
+    c.accepted_unseen += challenges.accepted_unseen;
+    c.accepted_unseen_unread |= challenges.accepted_unseen_unread;
     c.last_half.tries += challenges.last_half.tries;
     c.last_half.successes += challenges.last_half.successes;
     for (code, n) in &challenges.refusals {

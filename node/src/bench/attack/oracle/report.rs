@@ -95,6 +95,11 @@ pub struct Challenges {
     /// Tries whose answers differ from the reader's first choices (what the learning, from the
     /// game or from earlier challenges' verdicts, changed).
     pub changed_by_learning: u64,
+    /// Tries the node accepted whose verdict it withheld from the script (`verdict_withheld`
+    /// replies; counted in `successes`, read from the node's metrics).
+    pub accepted_unseen: u64,
+    /// The node's metrics could not be read: `accepted_unseen` is unknown, not zero.
+    pub accepted_unseen_unread: bool,
     /// Answers confirmed by the challenges' own verdicts (an accepted try confirms its three).
     pub confirmed_by_verdicts: u64,
     /// The second half of each window's tries (by the order they were started): what the
