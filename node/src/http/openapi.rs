@@ -29,6 +29,7 @@ pub const GATEWAY_CODES: &[&str] = &[
     "issuer_unreachable",
     "overloaded",
     "internal",
+    "verdict_withheld",
 ];
 
 /// The document.
@@ -102,6 +103,12 @@ pub fn spec() -> Value {
     respond.insert(
         "200".into(),
         ok("accepted and durable at the issuer", "Verdict"),
+    );
+    respond.insert(
+        "202".into(),
+        error_response(
+            "verdict_withheld: an answer to a per-window narrative_chain challenge on a node that withholds its verdicts ([agent] withhold_verdicts): recorded, right or wrong alike; `opens_at` is the window's close, after which the certificate and the membership proof tell",
+        ),
     );
     let mut doc = json!({
         "openapi": "3.1.0",
