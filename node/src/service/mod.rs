@@ -31,8 +31,8 @@ use std::sync::Arc;
 use hco_oracle::ledger::PasskeyRecord;
 use hco_oracle::secret::issuers_of;
 use hco_oracle::{
-    CheckedRequest, Clock, NodeId, Oracle, Reason, Response, SealedAcceptance, SignedEnrolment,
-    SignedRegister, SignedRequest, codec,
+    ChallengeRequest, CheckedRequest, Clock, NodeId, Oracle, Reason, Response, SealedAcceptance,
+    SignedEnrolment, SignedRegister, SignedRequest, codec,
 };
 use libp2p::PeerId;
 
@@ -339,10 +339,35 @@ impl Node {
                 }
             }
             Err(reason) => {
+                let reason = self.withheld_steps_complete(reason, &req.request().body);
                 self.metrics.reject(reason.code(), None);
                 rejected(&reason)
             }
         })
+    }
+
+    /// `steps_complete` (asked for a try past the last, with every step passed) would tell an
+    /// agent's withheld verdict: it is told as the try out of range a failed one hears.
+    fn withheld_steps_complete(&self, reason: Reason, body: &ChallengeRequest) -> Reason {
+        if reason != Reason::StepsComplete || !self.withheld.is_on() {
+            return reason;
+        }
+        let agent = matches!(
+            self.oracle.ledger().identity(&body.id),
+            Ok(Some(r)) if r.register.body.class == hco_challenges::Class::Agent
+        );
+        if !agent {
+            return reason;
+        }
+        let tries = self
+            .oracle
+            .params()
+            .policy(hco_challenges::Class::Agent)
+            .tries();
+        Reason::IndexOutOfRange {
+            j: body.j,
+            k: tries,
+        }
     }
 
     /// Verifies a response here if this node issued it, otherwise forwards it to its issuer.

@@ -98,7 +98,13 @@ fn a_right_and_a_wrong_agent_answer_look_alike_until_the_window_closes() {
         "{body}"
     );
 
-    // Nothing served before the close tells them apart.
+    // Nothing served before the close tells them apart: not the next try's refusal (a passed
+    // window would say `steps_complete`)…
+    let next = |k| post(url, "/v1/challenges", &SignedRequest::new(k, t, 1));
+    let (n_right, n_wrong) = (next(&right), next(&wrong));
+    assert_eq!(n_right, n_wrong);
+    assert_eq!(n_right.1["code"], "index_out_of_range", "{n_right:?}");
+    // …nor the status, the progress or the local count.
     let status = |k| get(url, &format!("/v1/identities/{}", id(k))).unwrap()["status"].clone();
     assert_eq!(status(&right), status(&wrong));
     let progress = |k| {
