@@ -100,17 +100,6 @@ async fn wait_for_quorum(node: &Arc<Node>, limit: Duration, shutdown: &Cancellat
 /// although some are connected (a node that just started), reconciliation is retried a few
 /// times first: a summary signed from a partial view cannot be taken back.
 async fn close_window(node: &Arc<Node>, t: u64, retention: u64, shutdown: &CancellationToken) {
-    // Acceptances whose verdict was withheld go out as the window closes: the others take them
-    // up to two relay rounds after it.
-    let held = node.withheld.release(t);
-    if !held.is_empty() {
-        tracing::debug!(
-            t,
-            count = held.len(),
-            "gossiping acceptances withheld until the close"
-        );
-        node.publish_acceptances(held);
-    }
     // The reveal first, as the window closes: it must be heard by the first deadline, two relay
     // rounds after the close, and reconciliation can take a while.
     let oracle = node.oracle.clone();

@@ -157,6 +157,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         "window driver",
         driver::run(node.clone(), options, shutdown.clone()),
     );
+    // Acceptances whose verdict was withheld, gossiped as their window closes.
+    supervisor.spawn_critical_on(
+        peers.handle(),
+        "withheld acceptances",
+        service::withheld::run(node.clone(), shutdown.clone()),
+    );
     supervisor.spawn_critical_on(
         peers.handle(),
         "beat witnesses",

@@ -20,6 +20,7 @@
 //!   the last closed window, and a window's local active count only once it has closed.
 //!
 //! The agent learns its verdict from the window's certificate and its membership proof.
+//! [`run`] gossips the held acceptances as their window closes (within half a second).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -78,6 +79,24 @@ impl Withheld {
         now
     }
 
+    /// The acceptances held for windows that have closed by `now` (`closes_at` of each),
+    /// taken out.
+    pub fn release_closed(
+        &self,
+        now: u64,
+        closes_at: impl Fn(u64) -> u64,
+    ) -> Vec<SealedAcceptance> {
+        let last_closed = match self.held.lock() {
+            Ok(map) => map
+                .keys()
+                .take_while(|t| closes_at(**t) <= now)
+                .last()
+                .copied(),
+            Err(_) => None,
+        };
+        last_closed.map_or_else(Vec::new, |t| self.release(t))
+    }
+
     /// The acceptances held for windows up to `t` (closed), taken out.
     pub fn release(&self, t: u64) -> Vec<SealedAcceptance> {
         let Ok(mut map) = self.held.lock() else {
@@ -105,6 +124,29 @@ impl Withheld {
         match verdict {
             Ok(_) | Err(Reason::Answer(Reject::AnswerMismatch)) => Some(withheld_reply(closes_at)),
             Err(_) => None,
+        }
+    }
+}
+
+/// Gossips the acceptances held back as their window closes, until `shutdown`: every half
+/// second, on its own task, so that a window's close procedure running long (the driver's
+/// reconciliation and reveals) never delays them past what the other members take.
+pub async fn run(node: std::sync::Arc<super::Node>, shutdown: tokio_util::sync::CancellationToken) {
+    let params = node.oracle.params().clone();
+    loop {
+        let released = node
+            .withheld
+            .release_closed(node.now(), |t| params.closes_at(t));
+        if !released.is_empty() {
+            tracing::debug!(
+                count = released.len(),
+                "gossiping acceptances withheld until the close"
+            );
+            node.publish_acceptances(released);
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
         }
     }
 }

@@ -99,8 +99,18 @@ async fn a_withheld_acceptance_reaches_the_other_member_only_at_the_close() {
         "gossiped before the close"
     );
 
-    // The close (as the driver does it): gossiped, and taken by the other member.
-    let held = net.nodes[0].withheld.release(t);
+    // Not released before the close, then released once, as the release task does it.
+    let closes = |t| net.params.closes_at(t);
+    let before = net.params.closes_at(t) - 1;
+    assert!(
+        net.nodes[0]
+            .withheld
+            .release_closed(before, closes)
+            .is_empty()
+    );
+    let held = net.nodes[0]
+        .withheld
+        .release_closed(net.params.closes_at(t), closes);
     assert_eq!(held.len(), 1);
     assert!(net.nodes[0].withheld.release(t).is_empty(), "released once");
     net.nodes[0].publish_acceptances(held);
