@@ -8,7 +8,7 @@ use hco_challenges::narrative::Corpus;
 use hco_oracle::{Response, SignedChallenge, SignedRequest};
 use serde_json::Value;
 
-use crate::support::{Single, get, post, register_agent};
+use crate::support::{Single, agent_key_file, get, hco_json, post, register_agent};
 
 /// A 30-second window, the agent class one `narrative_chain` step and no spare.
 const CONFIG: &str = "[network]\nslot_mode = \"open\"\nwindow = \"30s\"\ngrace = \"16s\"\n\
@@ -77,7 +77,7 @@ fn starter_key(text: &str) -> Vec<String> {
 fn a_right_and_a_wrong_agent_answer_look_alike_until_the_window_closes() {
     let node = Single::start(CONFIG);
     let url = node.url.as_str();
-    let (t, closes_at) = a_window_with(url, Duration::from_secs(15));
+    let (t, closes_at) = a_window_with(url, Duration::from_secs(22));
     let right = register_agent(url, 7_001);
     let wrong = register_agent(url, 7_002);
     let id = |k: &ed25519_dalek::SigningKey| {
@@ -116,6 +116,22 @@ fn a_right_and_a_wrong_agent_answer_look_alike_until_the_window_closes() {
     if window["closed"] == false {
         assert_eq!(window["active_count_local"], 0, "{window}");
     }
+
+    // `hco client solve` says so and exits 0: the answer is recorded, the verdict comes later.
+    let key = agent_key_file(&node, "cli-agent");
+    let (ok, line) = hco_json(&[
+        "client",
+        "solve",
+        "--node",
+        url,
+        "--key",
+        &key,
+        "--answer-cmd",
+        r#"echo '["a","b","c"]'"#,
+    ]);
+    assert!(ok, "{line}");
+    assert_eq!(line["verdict"], "withheld", "{line}");
+    assert_eq!(line["verdict_at"].as_u64(), Some(closes_at), "{line}");
 
     // After the close, the certificate has the right one and not the wrong one.
     let began = Instant::now();
