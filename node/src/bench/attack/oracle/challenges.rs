@@ -18,23 +18,15 @@ use crate::attack::stats::{Z95, wilson};
 use crate::attack::{Session, Verdict};
 use crate::service::withheld::VERDICT_WITHHELD;
 
-/// `hco_responses_accepted_total{family="narrative_chain"}` from the node's metrics listener.
-fn accepted_by_metrics(addr: std::net::SocketAddr) -> anyhow::Result<u64> {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    stream.write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
-    let mut text = String::new();
-    stream.take(16 << 20).read_to_string(&mut text)?;
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("hco_responses_accepted_total{family=\"narrative_chain\"}"))
-        .ok_or_else(|| anyhow::anyhow!("no accepted count for narrative_chain"))?;
-    Ok(line
-        .rsplit(' ')
-        .next()
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(0.0) as u64)
+/// `hco_responses_accepted_total{family="narrative_chain"}` from the node's metrics listener
+/// at `addr`; `None` when it does not answer.
+fn accepted_by_metrics(addr: std::net::SocketAddr) -> Option<u64> {
+    let texts = crate::bench::load::scrape(&[format!("http://{addr}")]);
+    if texts.iter().all(String::is_empty) {
+        return None;
+    }
+    let name = "hco_responses_accepted_total{family=\"narrative_chain\"}";
+    Some(crate::bench::load::sum_of(&texts, name) as u64)
 }
 
 /// `tries` fresh agent identities each answer their window-`t` challenge once, from what
@@ -104,13 +96,13 @@ pub(super) fn play_challenges(
     // Verdicts withheld until the close: the node's own count says how many were right.
     let withheld = c.refusals.get(VERDICT_WITHHELD).copied().unwrap_or(0);
     if withheld > 0 {
-        match node.config.metrics.listen.map(accepted_by_metrics) {
-            Some(Ok(accepted)) => {
+        match node.config.metrics.listen.and_then(accepted_by_metrics) {
+            Some(accepted) => {
                 c.accepted_unseen = accepted.saturating_sub(c.successes).min(withheld);
                 c.successes += c.accepted_unseen;
             }
             // Not counted: said, not taken for zero.
-            _ => c.accepted_unseen_unread = true,
+            None => c.accepted_unseen_unread = true,
         }
     }
     (c.wilson_low, c.wilson_high) = wilson(c.successes, c.tries, Z95);
