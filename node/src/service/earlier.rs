@@ -9,7 +9,6 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use futures::future::join_all;
-use hco_challenges::Class;
 use hco_oracle::{ChallengeRequest, EarlierTries, IdentityId, NodeId, TryStatus};
 
 use super::{Node, gateway_error};
@@ -113,14 +112,8 @@ impl Node {
         let closes_at = self.oracle.params().closes_at(t);
         // An agent's try in an open window: its verdict is withheld (`withheld`); no policy
         // that withholds has an earlier try to ask about.
-        if self.withheld.is_on() && now < closes_at {
-            let agent = self
-                .blocking(move |o| o.ledger().identity(&id))
-                .await?
-                .is_ok_and(|r| r.is_some_and(|r| r.register.body.class == Class::Agent));
-            if agent {
-                return Ok(super::withheld::withheld_reply(closes_at));
-            }
+        if now < closes_at && self.withheld.covers(&self.oracle, &id) {
+            return Ok(super::withheld::withheld_reply(closes_at));
         }
         Ok(
             match self.blocking(move |o| o.try_status(&id, t, j, now)).await? {

@@ -349,14 +349,7 @@ impl Node {
     /// `steps_complete` (asked for a try past the last, with every step passed) would tell an
     /// agent's withheld verdict: it is told as the try out of range a failed one hears.
     fn withheld_steps_complete(&self, reason: Reason, body: &ChallengeRequest) -> Reason {
-        if reason != Reason::StepsComplete || !self.withheld.is_on() {
-            return reason;
-        }
-        let agent = matches!(
-            self.oracle.ledger().identity(&body.id),
-            Ok(Some(r)) if r.register.body.class == hco_challenges::Class::Agent
-        );
-        if !agent {
+        if reason != Reason::StepsComplete || !self.withheld.covers(&self.oracle, &body.id) {
             return reason;
         }
         let tries = self

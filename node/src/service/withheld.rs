@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hco_challenges::Reject;
-use hco_oracle::{Reason, SealedAcceptance};
+use hco_challenges::{Class, Reject};
+use hco_oracle::{IdentityId, Oracle, Reason, SealedAcceptance};
 
 use crate::network::protocol::{ChallengeReply, Rejection};
 
@@ -58,6 +58,16 @@ impl Withheld {
     /// Whether withholding is on.
     pub fn is_on(&self) -> bool {
         self.on.load(Ordering::Relaxed)
+    }
+
+    /// Whether `id`'s verdicts are withheld: withholding is on and it is an agent identity
+    /// here (one ledger read).
+    pub fn covers(&self, oracle: &Oracle, id: &IdentityId) -> bool {
+        self.is_on()
+            && matches!(
+                oracle.ledger().identity(id),
+                Ok(Some(r)) if r.register.body.class == Class::Agent
+            )
     }
 
     /// Keeps the acceptances whose verdict is withheld until their window closes; returns the
